@@ -1,0 +1,480 @@
+"""Permit calendar: business days, holidays and the deadlines a permit report lists.
+
+Periods are counted as Wis. Stat. § 990.001(4)(a) says: the first day is excluded and the last
+included. A period in business (Somers 17.05(D)) or working (Deerfield 31.02(36)) days skips
+weekends and the days the municipality's office is closed; a period in calendar days whose last
+day is a Sunday or legal holiday may end on the next secular day (§ 990.001(4)(b)).
+
+Every holiday, office closure and deadline is data in ``georeview/data/calendar.toml``; a third
+village needs a new table there, not new code.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import logging
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from georeview.errors import ConfigError, InputError
+
+__all__ = [
+    "Deadline",
+    "add_business_days",
+    "add_calendar_days",
+    "closures",
+    "deadlines",
+    "is_business_day",
+    "is_secular_day",
+    "legal_holidays",
+    "next_secular_day",
+]
+
+logger = logging.getLogger(__name__)
+
+_CONFIG_NAME = "calendar.toml"
+_SATURDAY = 5
+_SUNDAY = 6
+_FACTS = ("application_date", "additional_info_date", "issue_date", "appeal_filed_date")
+
+
+@functools.cache
+def _config() -> dict[str, Any]:
+    """Load ``georeview/data/calendar.toml`` once (it is read-only package data)."""
+    resource = resources.files("georeview") / "data" / _CONFIG_NAME
+    try:
+        return tomllib.loads(resource.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"invalid TOML: {exc}", path=f"georeview/data/{_CONFIG_NAME}") from exc
+
+
+def _municipality(name: str) -> dict[str, Any]:
+    """Return the calendar entry of a municipality, or raise :class:`ConfigError`."""
+    table = _config()["municipalities"]
+    key = str(name).strip().lower()
+    if key not in table:
+        raise ConfigError(
+            f"unknown municipality {name!r}; known: {', '.join(sorted(table))}",
+            path=f"georeview/data/{_CONFIG_NAME}",
+            field="municipalities",
+        )
+    return table[key]
+
+
+def _nth_weekday(year: int, month: int, weekday: int, n: int) -> dt.date:
+    """Return the n-th (1-based; -1 = last) given weekday (0 = Monday) of a month."""
+    if n > 0:
+        first = dt.date(year, month, 1)
+        day = first + dt.timedelta(days=(weekday - first.weekday()) % 7 + 7 * (n - 1))
+        if day.month != month:
+            raise ConfigError(f"there is no weekday {weekday} number {n} in {year}-{month:02d}")
+        return day
+    next_month = dt.date(year + month // 12, month % 12 + 1, 1)
+    last = next_month - dt.timedelta(days=1)
+    return last - dt.timedelta(days=(last.weekday() - weekday) % 7)
+
+
+def _holiday_date(holiday_id: str, year: int) -> dt.date | None:
+    """Return the (unshifted) date of a configured holiday in a year, or None if none that year."""
+    table = _config()["holidays"]
+    if holiday_id not in table:
+        raise ConfigError(
+            f"unknown holiday id {holiday_id!r}",
+            path=f"georeview/data/{_CONFIG_NAME}",
+            field="holidays",
+        )
+    spec = table[holiday_id]
+    rule = spec["rule"]
+    if rule == "fixed":
+        return dt.date(year, spec["month"], spec["day"])
+    if rule == "nth_weekday":
+        return _nth_weekday(year, spec["month"], spec["weekday"], spec["n"])
+    if rule == "day_after":
+        base = _holiday_date(spec["of"], year)
+        return None if base is None else base + dt.timedelta(days=spec["offset_days"])
+    if rule == "weekday_on_or_after":
+        years = spec.get("years", "all")
+        if (years == "even" and year % 2) or (years == "odd" and not year % 2):
+            return None
+        start = dt.date(year, spec["month"], spec["day"])
+        return start + dt.timedelta(days=(spec["weekday"] - start.weekday()) % 7)
+    raise ConfigError(
+        f"unknown holiday rule {rule!r}",
+        path=f"georeview/data/{_CONFIG_NAME}",
+        field=f"holidays.{holiday_id}.rule",
+    )
+
+
+def _observed(
+    holiday_ids: list[str], year: int, saturday_shift: int, sunday_shift: int
+) -> dict[dt.date, str]:
+    """Observed dates of the holidays falling in ``year`` (and shifted into it), with names."""
+    table = _config()["holidays"]
+    out: dict[dt.date, str] = {}
+    # Look at the neighbouring years too: 1 Jan on a Saturday is observed on 31 Dec before.
+    for y in (year - 1, year, year + 1):
+        for hid in holiday_ids:
+            day = _holiday_date(hid, y)
+            if day is None:
+                continue
+            wd = day.weekday()
+            if wd >= _SATURDAY:
+                if not table[hid].get("shift_when_weekend", True):
+                    continue
+                shift = saturday_shift if wd == _SATURDAY else sunday_shift
+                day = day + dt.timedelta(days=shift)
+            if day.year == year:
+                name = table[hid]["name"]
+                out[day] = f"{out[day]}; {name}" if day in out else name
+    return out
+
+
+@functools.cache
+def closures(municipality: str, year: int) -> Mapping[dt.date, str]:
+    """Weekdays the municipality's office is closed in a year, as observed.
+
+    Parameters
+    ----------
+    municipality : str
+        ``"somers"``, ``"deerfield"`` or another entry of ``calendar.toml``.
+    year : int
+        Calendar year.
+
+    Returns
+    -------
+    Mapping[datetime.date, str]
+        Observed closure date -> holiday name (weekend dates are included only if configured
+        without a shift; they are weekends anyway).
+    """
+    spec = _municipality(municipality)
+    out = _observed(
+        list(spec["closures"]), year, spec["saturday_shift_days"], spec["sunday_shift_days"]
+    )
+    for text in spec.get("extra_closures", []):
+        day = dt.date.fromisoformat(text)
+        if day.year == year:
+            out[day] = "office closure (extra_closures)"
+    return dict(sorted(out.items()))
+
+
+@functools.cache
+def legal_holidays(year: int, holiday_set: str = "wisconsin_legal") -> Mapping[dt.date, str]:
+    """Legal holidays of a year under a holiday set (default: Wis. Stat. § 995.20).
+
+    Parameters
+    ----------
+    year : int
+        Calendar year.
+    holiday_set : str
+        A ``[holiday_sets.*]`` entry of ``calendar.toml``.
+
+    Returns
+    -------
+    Mapping[datetime.date, str]
+        Both the statutory date and, where it falls on a Sunday, the succeeding Monday (the
+        observed day under § 995.20), mapped to the holiday name.
+    """
+    sets = _config()["holiday_sets"]
+    if holiday_set not in sets:
+        raise ConfigError(
+            f"unknown holiday set {holiday_set!r}",
+            path=f"georeview/data/{_CONFIG_NAME}",
+            field="holiday_sets",
+        )
+    spec = sets[holiday_set]
+    ids = list(spec["holidays"])
+    out = _observed(ids, year, spec["saturday_shift_days"], spec["sunday_shift_days"])
+    out.update(_observed(ids, year, 0, 0))  # the statutory day itself stays a legal holiday
+    return dict(sorted(out.items()))
+
+
+def is_business_day(day: dt.date, municipality: str) -> bool:
+    """Return True if ``day`` is a business (Somers) or working (Deerfield) day.
+
+    Parameters
+    ----------
+    day : datetime.date
+        The day to test.
+    municipality : str
+        Municipality name in ``calendar.toml``.
+
+    Returns
+    -------
+    bool
+        False on Saturdays, Sundays and the municipality's observed office closures.
+    """
+    return day.weekday() < _SATURDAY and day not in closures(municipality, day.year)
+
+
+def _as_date(value: object, field: str) -> dt.date:
+    """Check that a value is a date (a datetime is reduced to its date)."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    raise InputError(f"expected a date, got {value!r}", field=field)
+
+
+def add_business_days(start: dt.date, n: int, municipality: str) -> dt.date:
+    """Return the date ``n`` business days after ``start``.
+
+    The first day (``start``) is excluded and the last included (Wis. Stat. § 990.001(4)(a));
+    Saturdays, Sundays and the municipality's observed office closures are not counted.
+
+    Parameters
+    ----------
+    start : datetime.date
+        The day of the event the period runs from (e.g. receipt of a complete application).
+    n : int
+        Number of business days, ``n >= 0``. ``n = 0`` returns ``start``.
+    municipality : str
+        ``"somers"`` (business day, 17.05(D)) or ``"deerfield"`` (working day, 31.02(36)).
+
+    Returns
+    -------
+    datetime.date
+        The last day of the period: always a business day when ``n > 0``.
+
+    Raises
+    ------
+    georeview.errors.ConfigError
+        Unknown municipality.
+    georeview.errors.InputError
+        ``n`` negative or not an integer, or ``start`` not a date.
+    """
+    start = _as_date(start, "start")
+    _municipality(municipality)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise InputError(f"n must be a non-negative integer, got {n!r}", field="n")
+    day = start
+    counted = 0
+    while counted < n:
+        day += dt.timedelta(days=1)
+        if is_business_day(day, municipality):
+            counted += 1
+    return day
+
+
+def is_secular_day(day: dt.date, holiday_set: str = "wisconsin_legal") -> bool:
+    """Return True unless ``day`` is a Sunday or a legal holiday (§ 990.001(4)(b)).
+
+    Saturdays are secular days; § 990.001(4)(c) (filings with an office closed on Saturday) is a
+    separate rule not applied here.
+    """
+    return day.weekday() != _SUNDAY and day not in legal_holidays(day.year, holiday_set)
+
+
+def next_secular_day(day: dt.date, holiday_set: str = "wisconsin_legal") -> dt.date:
+    """Return ``day`` if it is a secular day, else the next one (Wis. Stat. § 990.001(4)(b))."""
+    while not is_secular_day(day, holiday_set):
+        day += dt.timedelta(days=1)
+    return day
+
+
+def add_calendar_days(
+    start: dt.date, n: int, *, municipality: str | None = None, extend_last_day: bool = False
+) -> dt.date:
+    """Return the last day of a period of ``n`` calendar days after ``start``.
+
+    Parameters
+    ----------
+    start : datetime.date
+        The day of the event (excluded, § 990.001(4)(a)).
+    n : int
+        Number of days, ``n >= 0``.
+    municipality : str, optional
+        Needed with ``extend_last_day``: picks the legal-holiday set of the municipality.
+    extend_last_day : bool
+        When True, a last day on a Sunday or legal holiday moves to the next secular day
+        (§ 990.001(4)(b)).
+
+    Returns
+    -------
+    datetime.date
+        ``start + n`` days, extended when asked.
+    """
+    start = _as_date(start, "start")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise InputError(f"n must be a non-negative integer, got {n!r}", field="n")
+    day = start + dt.timedelta(days=n)
+    if extend_last_day:
+        if municipality is None:
+            raise InputError("extend_last_day needs a municipality", field="municipality")
+        day = next_secular_day(day, _municipality(municipality)["legal_holidays"])
+    return day
+
+
+def _add_years(start: dt.date, years: int) -> dt.date:
+    """Return the same month and day ``years`` later (29 February becomes 28 February)."""
+    try:
+        return start.replace(year=start.year + years)
+    except ValueError:
+        return start.replace(year=start.year + years, day=28)
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """One deadline of a permit: what, when, under which rule, and why.
+
+    Attributes
+    ----------
+    id : str
+        Stable identifier from ``calendar.toml``.
+    name : str
+        What must happen by ``date``.
+    date : datetime.date or None
+        The last day; None when the fact it runs from is not known yet.
+    citation : str
+        Ordinance section.
+    rule : str
+        How the date was counted (e.g. "15 business days after 2025-11-20").
+    basis : str
+        The ordinance's words, and any assumption made.
+    """
+
+    id: str
+    name: str
+    date: dt.date | None
+    citation: str
+    rule: str
+    basis: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict (the date as ISO text or None)."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "date": None if self.date is None else self.date.isoformat(),
+            "citation": self.citation,
+            "rule": self.rule,
+            "basis": self.basis,
+        }
+
+
+def _deadline(spec: Mapping[str, Any], municipality: str, facts: Mapping[str, Any]) -> Deadline:
+    """Compute one configured deadline from the facts."""
+    mspec = _municipality(municipality)
+    start = facts.get(spec["from"])
+    common = {"id": spec["id"], "name": spec["name"], "citation": spec["citation"]}
+    if start is None:
+        return Deadline(
+            **common,
+            date=None,
+            rule=f"needs {spec['from']}",
+            basis=f"{spec['basis']} Not computed: {spec['from'].replace('_', ' ')} not given.",
+        )
+    kind = spec["kind"]
+    basis = spec["basis"]
+    if kind == "business_days":
+        date = add_business_days(start, spec["days"], municipality)
+        rule = f"{spec['days']} {mspec['day_kind']}s after {start.isoformat()}"
+        basis = f"{basis} Counting per {mspec['definition_citation']}. {mspec['assumed']}"
+    elif kind == "calendar_days":
+        days = spec["days"]
+        rule = f"{days} days after {start.isoformat()}"
+        extra = spec.get("at_least_fact")
+        if extra is not None and facts.get(extra) is not None and facts[extra] > days:
+            days = int(facts[extra])
+            rule = f"{days} days ({extra.replace('_', ' ')}) after {start.isoformat()}"
+        elif extra is not None and facts.get(extra) is None:
+            basis = f"{basis} {extra.replace('_', ' ')} not given: 180 days assumed the longer."
+        days += spec.get("plus_days", 0)
+        if spec.get("plus_days"):
+            rule += f", plus {spec['plus_days']} days of extensions"
+        extend = spec.get("extend_last_day", mspec.get("extend_last_day", False))
+        nominal = add_calendar_days(start, days)
+        date = add_calendar_days(start, days, municipality=municipality, extend_last_day=extend)
+        if date != nominal:
+            rule += (
+                f"; {nominal.isoformat()} is a Sunday or legal holiday, so the last day is the "
+                "next secular day (Wis. Stat. § 990.001(4)(b))"
+            )
+    elif kind == "years":
+        date = _add_years(start, spec["years"])
+        rule = f"{spec['years']} year(s) from {start.isoformat()}"
+    else:
+        raise ConfigError(
+            f"unknown deadline kind {kind!r}",
+            path=f"georeview/data/{_CONFIG_NAME}",
+            field=f"municipalities.{municipality}.deadlines.{spec['id']}",
+        )
+    return Deadline(**common, date=date, rule=rule, basis=basis)
+
+
+def deadlines(
+    municipality: str,
+    *,
+    application_date: dt.date,
+    category: str | None,
+    issue_date: dt.date | None = None,
+    additional_info_date: dt.date | None = None,
+    building_permit_days: int | None = None,
+    appeal_filed_date: dt.date | None = None,
+) -> list[Deadline]:
+    """List the permit deadlines of a municipality from the facts known so far.
+
+    Parameters
+    ----------
+    municipality : str
+        ``"somers"`` or ``"deerfield"``.
+    application_date : datetime.date
+        Receipt of the complete application (Somers) / completed control plan (Deerfield).
+    category : {"major", "minor"} or None
+        Deerfield's category; None lists the deadlines of every category.
+    issue_date : datetime.date, optional
+        Date the permit was issued (or the decision being appealed was made).
+    additional_info_date : datetime.date, optional
+        Receipt of additional information requested by the Administrator (Somers 17.09(C)(4)).
+    building_permit_days : int, optional
+        Length of the building permit or other construction authorization, in days.
+    appeal_filed_date : datetime.date, optional
+        Receipt of a written appeal and its fee (Deerfield 31.15(2)(B)).
+
+    Returns
+    -------
+    list of Deadline
+        In the order of ``calendar.toml``; a deadline whose starting fact is unknown has
+        ``date=None``.
+    """
+    spec = _municipality(municipality)
+    if category is not None and category not in ("major", "minor"):
+        raise InputError(
+            f"category must be 'major', 'minor' or None, got {category!r}", field="category"
+        )
+    if building_permit_days is not None and (
+        isinstance(building_permit_days, bool)
+        or not isinstance(building_permit_days, int)
+        or building_permit_days < 0
+    ):
+        raise InputError(
+            f"building_permit_days must be a non-negative integer, got {building_permit_days!r}",
+            field="building_permit_days",
+        )
+    facts: dict[str, Any] = {"building_permit_days": building_permit_days}
+    values = (application_date, additional_info_date, issue_date, appeal_filed_date)
+    for name, value in zip(_FACTS, values, strict=True):
+        facts[name] = None if value is None else _as_date(value, name)
+    if facts["application_date"] is None:
+        raise InputError("application_date is required", field="application_date")
+    out = []
+    for item in spec.get("deadlines", []):
+        cats = item.get("categories", [])
+        if cats and category is not None and category not in cats:
+            continue
+        deadline = _deadline(item, municipality, facts)
+        if cats and category is None:
+            deadline = Deadline(
+                deadline.id,
+                f"{deadline.name} [{', '.join(cats)} only]",
+                deadline.date,
+                deadline.citation,
+                deadline.rule,
+                deadline.basis,
+            )
+        out.append(deadline)
+    logger.debug("%d deadlines for %s", len(out), municipality)
+    return out
