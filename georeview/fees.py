@@ -1,0 +1,277 @@
+"""Money a permit involves: fees, security, appeal fees and forfeiture ranges.
+
+All amounts, percentages, waivers and citations are data in ``georeview/data/money.toml``; this
+module only applies the kinds of rule found there (a fixed fee that a fact may waive, a percentage
+of the control-measure cost, a per-day forfeiture range, an amount set outside the ordinance).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import tomllib
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from importlib import resources
+from typing import Any
+
+from georeview.errors import ConfigError, InputError
+
+__all__ = ["MoneyItem", "MoneyResult", "money"]
+
+logger = logging.getLogger(__name__)
+
+_CONFIG_NAME = "money.toml"
+_CENT = Decimal("0.01")
+_CATEGORIES = ("major", "minor")
+
+
+@functools.cache
+def _config() -> dict[str, Any]:
+    """Load ``georeview/data/money.toml`` once."""
+    resource = resources.files("georeview") / "data" / _CONFIG_NAME
+    try:
+        return tomllib.loads(resource.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"invalid TOML: {exc}", path=f"georeview/data/{_CONFIG_NAME}") from exc
+
+
+def _usd(value: Decimal) -> float:
+    """Round to whole cents, half up, and return a float."""
+    return float(value.quantize(_CENT, rounding=ROUND_HALF_UP))
+
+
+@dataclass(frozen=True)
+class MoneyItem:
+    """One line of the money section of a report.
+
+    Attributes
+    ----------
+    id : str
+        Stable identifier from ``money.toml``.
+    name : str
+        What the money is.
+    amount_usd : float or None
+        The amount due, in US dollars; None when the ordinance gives no number (set by resolution,
+        actual costs, discretionary) or a fact is missing.
+    status : str
+        ``due``, ``waived``, ``needs_info``, ``see_schedule``, ``actual_cost``,
+        ``discretionary``, ``if_appealed`` or ``range``.
+    citation : str
+        Ordinance section.
+    note : str
+        Conditions and what is missing, in words.
+    min_usd, max_usd : float or None
+        Range of a forfeiture per offense (per day of violation).
+    quote : str
+        The ordinance's words.
+    """
+
+    id: str
+    name: str
+    amount_usd: float | None
+    status: str
+    citation: str
+    note: str
+    min_usd: float | None = None
+    max_usd: float | None = None
+    quote: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "amount_usd": self.amount_usd,
+            "status": self.status,
+            "citation": self.citation,
+            "note": self.note,
+            "min_usd": self.min_usd,
+            "max_usd": self.max_usd,
+            "quote": self.quote,
+        }
+
+
+@dataclass(frozen=True)
+class MoneyResult:
+    """The money items of one permit.
+
+    Attributes
+    ----------
+    municipality : str
+        Municipality the items come from.
+    category : str or None
+        ``major``, ``minor`` or None (unknown).
+    items : tuple of MoneyItem
+        In the order of ``money.toml``.
+    """
+
+    municipality: str
+    category: str | None
+    items: tuple[MoneyItem, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict."""
+        return {
+            "municipality": self.municipality,
+            "category": self.category,
+            "items": [item.to_dict() for item in self.items],
+        }
+
+
+def _check_cost(control_cost_usd: float | None) -> Decimal | None:
+    """Validate the estimated control-measure cost."""
+    if control_cost_usd is None:
+        return None
+    if isinstance(control_cost_usd, bool) or not isinstance(control_cost_usd, int | float):
+        raise InputError(
+            f"control_cost_usd must be a number, got {control_cost_usd!r}",
+            field="control_cost_usd",
+        )
+    if not math.isfinite(control_cost_usd) or control_cost_usd < 0:
+        raise InputError(
+            f"control_cost_usd must be a finite amount >= 0, got {control_cost_usd!r}",
+            field="control_cost_usd",
+        )
+    return Decimal(str(control_cost_usd))
+
+
+def _item(spec: dict[str, Any], facts: dict[str, Any], cost: Decimal | None) -> MoneyItem:
+    """Turn one configured money rule into a report line."""
+    kind = spec["kind"]
+    common = {
+        "id": spec["id"],
+        "name": spec["name"],
+        "citation": spec["citation"],
+        "quote": spec.get("quote", ""),
+    }
+    note = spec.get("note", "")
+    if kind == "fee":
+        if "amount_usd" not in spec:
+            status = spec.get("status", "see_schedule")
+            return MoneyItem(**common, amount_usd=None, status=status, note=note)
+        amount = float(spec["amount_usd"])
+        if spec.get("when") == "appeal":
+            return MoneyItem(**common, amount_usd=amount, status="if_appealed", note=note)
+        waiver = spec.get("waived_by")
+        if waiver is None:
+            return MoneyItem(**common, amount_usd=amount, status="due", note=note)
+        if facts.get(waiver) is None:
+            asked = waiver.replace("_", " ")
+            return MoneyItem(
+                **common,
+                amount_usd=amount,
+                status="needs_info",
+                note=f"{note} Not known whether {asked}: ${amount:,.2f} unless waived.",
+            )
+        if facts[waiver]:
+            return MoneyItem(**common, amount_usd=0.0, status="waived", note=note)
+        return MoneyItem(**common, amount_usd=amount, status="due", note=note)
+    if kind == "actual_cost":
+        return MoneyItem(**common, amount_usd=None, status="actual_cost", note=note)
+    if kind == "discretionary":
+        return MoneyItem(**common, amount_usd=None, status="discretionary", note=note)
+    if kind == "percent_of_control_cost":
+        percent = Decimal(str(spec["percent"]))
+        if cost is None:
+            return MoneyItem(
+                **common,
+                amount_usd=None,
+                status="needs_info",
+                note=f"{note} Give the estimated control-measure cost to compute it.",
+            )
+        amount = _usd(cost * percent / 100)
+        return MoneyItem(
+            **common,
+            amount_usd=amount,
+            status="due",
+            note=f"{note} {percent}% of ${_usd(cost):,.2f} = ${amount:,.2f}.",
+        )
+    if kind == "forfeiture_per_day":
+        return MoneyItem(
+            **common,
+            amount_usd=None,
+            status="range",
+            note=note,
+            min_usd=float(spec["min_usd"]),
+            max_usd=float(spec["max_usd"]),
+        )
+    raise ConfigError(
+        f"unknown money rule kind {kind!r}",
+        path=f"georeview/data/{_CONFIG_NAME}",
+        field=f"items.{spec['id']}.kind",
+    )
+
+
+def money(
+    municipality: str,
+    *,
+    category: str | None,
+    control_cost_usd: float | None = None,
+    plat_fee_paid: bool | None = None,
+    building_permit_fee_paid: bool | None = None,
+) -> MoneyResult:
+    """List the fees, security, appeal fees and forfeiture ranges of a permit.
+
+    Parameters
+    ----------
+    municipality : str
+        ``"somers"`` or ``"deerfield"`` (an entry of ``money.toml``).
+    category : {"major", "minor"} or None
+        The activity's category; None lists every category's items, each ``needs_info``
+        unless it applies to every category.
+    control_cost_usd : float, optional
+        Estimated cost of all required control measures (Deerfield 31.12(2)(A)), US dollars.
+    plat_fee_paid : bool, optional
+        Plat or certified survey map review fees paid for the same project (31.11(1) waiver).
+    building_permit_fee_paid : bool, optional
+        Building permit fee paid for the same activity (31.11(2) waiver).
+
+    Returns
+    -------
+    MoneyResult
+        One item per applicable line of ``money.toml``.
+
+    Raises
+    ------
+    georeview.errors.ConfigError
+        Unknown municipality.
+    georeview.errors.InputError
+        Unknown category or an invalid control cost.
+    """
+    table = _config()
+    key = str(municipality).strip().lower()
+    if key not in table:
+        raise ConfigError(
+            f"unknown municipality {municipality!r}; known: {', '.join(sorted(table))}",
+            path=f"georeview/data/{_CONFIG_NAME}",
+        )
+    if category is not None and category not in _CATEGORIES:
+        raise InputError(
+            f"category must be 'major', 'minor' or None, got {category!r}", field="category"
+        )
+    cost = _check_cost(control_cost_usd)
+    facts = {"plat_fee_paid": plat_fee_paid, "building_permit_fee_paid": building_permit_fee_paid}
+    items = []
+    for spec in table[key].get("items", []):
+        cats = spec.get("categories", [])
+        if cats and category is not None and category not in cats:
+            continue
+        item = _item(spec, facts, cost)
+        if cats and category is None:
+            item = MoneyItem(
+                id=item.id,
+                name=f"{item.name} [{', '.join(cats)} only]",
+                amount_usd=item.amount_usd,
+                status="needs_info",
+                citation=item.citation,
+                note=f"{item.note} Applies only to {' or '.join(cats)} activities; "
+                "the category is not known.",
+                min_usd=item.min_usd,
+                max_usd=item.max_usd,
+                quote=item.quote,
+            )
+        items.append(item)
+    logger.debug("%d money items for %s (%s)", len(items), key, category)
+    return MoneyResult(municipality=key, category=category, items=tuple(items))
