@@ -1,0 +1,801 @@
+"""Terrain measures from a DEM: slope, steep-slope areas and contours.
+
+The DEM is never warped. Shapes are reprojected into the DEM's own CRS, and only a
+window around them (plus a margin) is read. Horizontal units come from the DEM's CRS;
+vertical units are stated by the caller (``layers.toml`` ``[dem] vertical_units``), because
+a GeoTIFF rarely says them. Slopes are computed with Horn's (1981) 3x3 method, the same
+arithmetic as ``gdaldem slope -p``.
+
+Cells count as *inside* a polygon when their centre is inside it (GDAL's default
+rasterisation rule, :func:`rasterio.features.geometry_mask` with ``all_touched=False``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from georeview.errors import CoverageError, CRSError, DataSourceError, InputError
+from georeview.units import M_PER_FT, metres_per_unit, sqm_to_sqft
+
+if TYPE_CHECKING:
+    import geopandas as gpd
+    import pyproj
+    from affine import Affine
+    from shapely.geometry.base import BaseGeometry
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "STEEP_SLOPE_PCT",
+    "DemWindow",
+    "SteepSlopeResult",
+    "contours_ft",
+    "dem_crs_info",
+    "geometry_to_crs",
+    "measure_contour_interval_ft",
+    "read_dem_window",
+    "slope_pct",
+    "steep_slopes",
+]
+
+#: Threshold of the slope rules: Somers 17.08(C)(3)(c) (>= 20 %), Deerfield 31.06(4) (> 20 %).
+STEEP_SLOPE_PCT = 20.0
+
+#: Rows per strip when slope is computed over a large window (bounds peak memory).
+_STRIP_ROWS = 512
+
+
+# --------------------------------------------------------------------------- slope
+
+
+def _horn_interior(z: np.ndarray, ewres: float, nsres: float) -> np.ndarray:
+    """Horn percent slope of the interior cells of a block (``gdaldem slope -p`` arithmetic).
+
+    The sums are formed in the block's dtype and in GDAL's order
+    (``(z0 + z3 + z3 + z6) - (z2 + z5 + z5 + z8)``), then divided by the resolution in
+    float64, as in GDAL's ``GDALSlopeHornAlg``; a float32 block therefore gives gdaldem's
+    own numbers.
+
+    Parameters
+    ----------
+    z : numpy.ndarray
+        2-D block, float32 or float64, NaN where there is no data.
+    ewres, nsres : float
+        Cell width and height in elevation units (both positive).
+
+    Returns
+    -------
+    numpy.ndarray
+        float32 array of shape ``(rows - 2, cols - 2)``.
+    """
+    a, b, c = z[:-2, :-2], z[:-2, 1:-1], z[:-2, 2:]
+    d, f = z[1:-1, :-2], z[1:-1, 2:]
+    g, h, i = z[2:, :-2], z[2:, 1:-1], z[2:, 2:]
+    left = a + d
+    left += d
+    left += g
+    right = c + f
+    right += f
+    right += i
+    left -= right  # west minus east, in the block dtype
+    dx = left.astype(np.float64)
+    dx /= ewres
+    top = a + b
+    top += b
+    top += c
+    bottom = g + h
+    bottom += h
+    bottom += i
+    bottom -= top  # south minus north
+    dy = bottom.astype(np.float64)
+    dy /= nsres
+    del left, right, top, bottom
+    dx *= dx
+    dy *= dy
+    dx += dy
+    np.sqrt(dx, out=dx)
+    dx *= 100.0 / 8.0
+    out = dx.astype(np.float32)
+    # gdaldem writes nodata where any of the nine cells (centre included) has none.
+    centre_nan = np.isnan(z[1:-1, 1:-1])
+    if centre_nan.any():
+        out[centre_nan] = np.nan
+    return out
+
+
+def _as_float_block(dem: np.ndarray, nodata: float | None) -> np.ndarray:
+    """Return *dem* as float32/float64 with NaN for nodata (a copy when needed)."""
+    arr = np.asarray(dem)
+    if arr.dtype == np.float32 or arr.dtype == np.float64:
+        work = arr
+    elif np.issubdtype(arr.dtype, np.integer) and arr.dtype.itemsize <= 2:
+        work = arr.astype(np.float32)  # exact: |values| < 2**24
+    else:
+        work = arr.astype(np.float64)
+    if nodata is not None and not (isinstance(nodata, float) and math.isnan(nodata)):
+        hit = arr == nodata
+        if hit.any():
+            work = work.copy() if work is arr else work
+            work[hit] = np.nan
+    return work
+
+
+def slope_pct(dem: np.ndarray, xres: float, yres: float, nodata: float | None = None) -> np.ndarray:
+    """Percent slope by Horn's method, as ``gdaldem slope -p`` computes it.
+
+    Parameters
+    ----------
+    dem : numpy.ndarray
+        2-D elevations (rows north to south). Integer grids are converted to float32
+        (exact below 2**24), float32 stays float32 (GDAL's own arithmetic), anything else
+        becomes float64.
+    xres, yres : float
+        Cell width and height in the *same units as the elevations* (positive). When the
+        vertical units differ from the horizontal ones, convert the resolution first:
+        ``xres_in_z_units = xres_in_crs_units * metres_per_unit(h) / metres_per_unit(v)``.
+    nodata : float, optional
+        Value marking cells without data; NaN cells are always treated as nodata.
+
+    Returns
+    -------
+    numpy.ndarray
+        float32 percent slope, same shape as *dem*. The one-cell border is NaN (gdaldem
+        without ``-compute_edges`` writes nodata there), and so are nodata cells and
+        their eight neighbours.
+
+    Raises
+    ------
+    georeview.errors.InputError
+        For a non 2-D array or a non-positive resolution.
+    """
+    arr = np.asarray(dem)
+    if arr.ndim != 2:
+        raise InputError(f"slope needs a 2-D DEM array, got {arr.ndim} dimensions")
+    if not (xres > 0 and yres > 0 and math.isfinite(xres) and math.isfinite(yres)):
+        raise InputError(f"cell size must be positive and finite, got {xres} x {yres}")
+    out = np.full(arr.shape, np.nan, dtype=np.float32)
+    if arr.shape[0] < 3 or arr.shape[1] < 3:
+        return out
+    work = _as_float_block(arr, nodata)
+    for r0 in range(1, arr.shape[0] - 1, _STRIP_ROWS):
+        r1 = min(r0 + _STRIP_ROWS, arr.shape[0] - 1)
+        out[r0:r1, 1:-1] = _horn_interior(work[r0 - 1 : r1 + 1], float(xres), float(yres))
+    return out
+
+
+# --------------------------------------------------------------------------- CRS and reading
+
+
+@dataclass(frozen=True)
+class DemCrsInfo:
+    """The DEM's CRS and its horizontal unit.
+
+    Attributes
+    ----------
+    crs : pyproj.CRS
+        The DEM's CRS (may have no EPSG code).
+    h_m_per_unit : float
+        Metres per horizontal CRS unit (0.3048006096 for US survey feet).
+    """
+
+    crs: pyproj.CRS
+    h_m_per_unit: float
+
+
+def dem_crs_info(src_crs: Any, path: object) -> DemCrsInfo:
+    """Check a DEM's CRS and return it as pyproj with its linear unit.
+
+    Parameters
+    ----------
+    src_crs : rasterio.crs.CRS or None
+        The CRS the raster declares.
+    path : path-like
+        The file, for error messages.
+
+    Returns
+    -------
+    DemCrsInfo
+
+    Raises
+    ------
+    georeview.errors.CRSError
+        When the DEM has no CRS or a geographic one (slope in degree units is meaningless;
+        reproject the DEM to a projected CRS before use).
+    """
+    import pyproj
+
+    if src_crs is None:
+        raise CRSError("the DEM declares no coordinate reference system", path=path)
+    crs = pyproj.CRS.from_wkt(src_crs.to_wkt())
+    if not crs.is_projected:
+        raise CRSError(
+            "the DEM is in a geographic CRS (degrees); slopes and areas need a projected CRS"
+            " - reproject the DEM (e.g. gdalwarp -t_srs EPSG:3071) before use",
+            path=path,
+        )
+    factor = crs.axis_info[0].unit_conversion_factor
+    if not factor or not math.isfinite(factor):
+        raise CRSError("the DEM's CRS has no linear unit", path=path)
+    return DemCrsInfo(crs=crs, h_m_per_unit=float(factor))
+
+
+def geometry_to_crs(geom: BaseGeometry, src_crs: Any, dst_crs: Any) -> BaseGeometry:
+    """Reproject one shapely geometry between CRSs (vertices only, no densification).
+
+    Parameters
+    ----------
+    geom : shapely geometry
+    src_crs, dst_crs : anything :class:`pyproj.CRS` accepts
+
+    Returns
+    -------
+    shapely geometry
+        In *dst_crs*.
+
+    Raises
+    ------
+    georeview.errors.CRSError
+        When *src_crs* is missing.
+    """
+    import geopandas as gpd
+
+    if src_crs is None:
+        raise CRSError("a geometry was given without its CRS")
+    return gpd.GeoSeries([geom], crs=src_crs).to_crs(dst_crs).iloc[0]
+
+
+@dataclass(frozen=True)
+class DemWindow:
+    """A window of a DEM, read as float with NaN for nodata.
+
+    Attributes
+    ----------
+    path : str
+        The DEM file.
+    elev : numpy.ndarray
+        Elevations (float32 for float32/16-bit DEMs, else float64), NaN for nodata, in the
+        DEM's vertical units.
+    transform : affine.Affine
+        Transform of the window.
+    crs : pyproj.CRS
+        The DEM's CRS.
+    h_m_per_unit, v_m_per_unit : float
+        Metres per horizontal (CRS) unit and per vertical unit.
+    row_off, col_off : int
+        Offset of the window in the full raster.
+    raster_shape : tuple of int
+        (rows, cols) of the full raster.
+    """
+
+    path: str
+    elev: np.ndarray
+    transform: Affine
+    crs: pyproj.CRS
+    h_m_per_unit: float
+    v_m_per_unit: float
+    row_off: int
+    col_off: int
+    raster_shape: tuple[int, int]
+
+    @property
+    def xres(self) -> float:
+        """Cell width in CRS units."""
+        return abs(self.transform.a)
+
+    @property
+    def yres(self) -> float:
+        """Cell height in CRS units."""
+        return abs(self.transform.e)
+
+    @property
+    def touches_raster_edge(self) -> tuple[bool, bool, bool, bool]:
+        """Whether the window reaches the raster's (top, bottom, left, right) edge."""
+        rows, cols = self.elev.shape
+        return (
+            self.row_off == 0,
+            self.row_off + rows == self.raster_shape[0],
+            self.col_off == 0,
+            self.col_off + cols == self.raster_shape[1],
+        )
+
+    def cell_area_sqft(self) -> float:
+        """Area of one cell in square international feet."""
+        area_units = abs(self.transform.a * self.transform.e - self.transform.b * self.transform.d)
+        return sqm_to_sqft(area_units * self.h_m_per_unit**2)
+
+    def z_to_h(self) -> float:
+        """Factor turning elevation units into horizontal CRS units."""
+        return self.v_m_per_unit / self.h_m_per_unit
+
+
+def _open_dem(path: object) -> Any:
+    """Open a DEM with rasterio, turning failures into DataSourceError."""
+    import rasterio
+
+    p = Path(str(path))
+    if not p.exists():
+        raise DataSourceError("the DEM file does not exist", path=p)
+    try:
+        src = rasterio.open(p)
+    except rasterio.errors.RasterioError as exc:
+        raise DataSourceError(f"cannot open the DEM: {exc}", path=p) from exc
+    if src.count < 1:
+        src.close()
+        raise DataSourceError("the DEM has no band", path=p)
+    if src.transform.b != 0 or src.transform.d != 0:
+        src.close()
+        raise DataSourceError("rotated DEM grids are not supported", path=p)
+    return src
+
+
+def _read_rows(src: Any, window: Any, path: object) -> np.ndarray:
+    """Read band 1 of a window, turning read failures (truncated files) into DataSourceError."""
+    import rasterio
+
+    try:
+        return src.read(1, window=window)
+    except rasterio.errors.RasterioError as exc:
+        raise DataSourceError(
+            f"cannot read the DEM (damaged or truncated?): {exc}", path=path
+        ) from exc
+
+
+def _window_for_bounds(
+    src: Any, bounds: tuple[float, float, float, float], margin: float, path: object
+) -> Any:
+    """Integer window of *src* covering *bounds* grown by *margin* CRS units, clipped."""
+    from rasterio.windows import Window, from_bounds
+
+    left, bottom, right, top = bounds
+    rb = src.bounds
+    if right < rb.left or left > rb.right or top < rb.bottom or bottom > rb.top:
+        raise CoverageError(
+            f"the DEM (extent {rb.left:.1f}, {rb.bottom:.1f}, {rb.right:.1f}, {rb.top:.1f})"
+            f" does not cover the area ({left:.1f}, {bottom:.1f}, {right:.1f}, {top:.1f})",
+            path=path,
+        )
+    win = from_bounds(left - margin, bottom - margin, right + margin, top + margin, src.transform)
+    win = win.round_offsets(op="floor").round_lengths(op="ceil")
+    row0 = max(0, int(win.row_off))
+    col0 = max(0, int(win.col_off))
+    row1 = min(src.height, int(win.row_off + win.height) + 1)
+    col1 = min(src.width, int(win.col_off + win.width) + 1)
+    if row1 <= row0 or col1 <= col0:
+        raise CoverageError("the DEM does not cover the area", path=path)
+    return Window(col0, row0, col1 - col0, row1 - row0)
+
+
+def read_dem_window(
+    path: object,
+    vertical_units: str,
+    geom: BaseGeometry,
+    geom_crs: Any,
+    *,
+    margin: float = 0.0,
+    margin_units: str = "cells",
+) -> DemWindow:
+    """Read the part of a DEM around a geometry, without warping the raster.
+
+    Parameters
+    ----------
+    path : path-like
+        DEM readable by rasterio, in a projected CRS.
+    vertical_units : {"m", "ft", "us_ft"}
+        Units of the elevations.
+    geom : shapely geometry
+        The area needed; reprojected into the DEM's CRS.
+    geom_crs : CRS-like
+        CRS of *geom*.
+    margin : float, optional
+        Extra border around the geometry's bounds.
+    margin_units : {"cells", "ft"}, optional
+        Units of *margin*.
+
+    Returns
+    -------
+    DemWindow
+
+    Raises
+    ------
+    georeview.errors.DataSourceError
+        Missing, unreadable or truncated file.
+    georeview.errors.CRSError
+        DEM without CRS or in a geographic CRS.
+    georeview.errors.CoverageError
+        When the DEM does not reach the geometry, or the window holds no data.
+    """
+    v_m = metres_per_unit(vertical_units)
+    with _open_dem(path) as src:
+        info = dem_crs_info(src.crs, path)
+        local = geometry_to_crs(geom, geom_crs, info.crs)
+        if local.is_empty:
+            raise InputError("the area to read from the DEM is empty", path=path)
+        if margin_units == "cells":
+            margin_units_crs = margin * max(abs(src.transform.a), abs(src.transform.e))
+        elif margin_units == "ft":
+            margin_units_crs = margin * M_PER_FT / info.h_m_per_unit
+        else:
+            raise InputError(f"margin_units must be 'cells' or 'ft', not {margin_units!r}")
+        window = _window_for_bounds(src, local.bounds, margin_units_crs, path)
+        raw = _read_rows(src, window, path)
+        elev = _as_float_block(raw, src.nodata)
+        if elev is raw:
+            elev = elev.copy()
+        transform = src.window_transform(window)
+        raster_shape = (src.height, src.width)
+    if not np.isfinite(elev).any():
+        raise CoverageError("the DEM has no data around the area", path=path)
+    return DemWindow(
+        path=str(path),
+        elev=elev,
+        transform=transform,
+        crs=info.crs,
+        h_m_per_unit=info.h_m_per_unit,
+        v_m_per_unit=v_m,
+        row_off=int(window.row_off),
+        col_off=int(window.col_off),
+        raster_shape=raster_shape,
+    )
+
+
+# --------------------------------------------------------------------------- steep slopes
+
+
+@dataclass(frozen=True)
+class SteepSlopeResult:
+    """Slopes inside the disturbed area.
+
+    Attributes
+    ----------
+    steep_slope_area_sqft : float
+        Area of cells with slope >= 20 % (Somers 17.08(C)(3)(c)).
+    steep_slope_area_gt_sqft : float
+        Area of cells with slope > 20 % (Deerfield 31.06(4) compares strictly).
+    max_slope_pct, mean_slope_pct : float or None
+        Over the cells inside with a slope value (None when there are none).
+    n_cells : int
+        Cells inside the area (by centre) with a slope value.
+    n_nodata_cells : int
+        Cells inside the area without a slope (nodata or its neighbours, DEM border).
+    cell_area_sqft : float
+        Area of one DEM cell.
+    threshold_pct : float
+        The threshold used (20 %).
+    polygons : geopandas.GeoDataFrame or None
+        Steep (>= threshold) areas, one polygon per connected patch, with ``area_sqft``,
+        in the working CRS; None when polygons were not asked for.
+    """
+
+    steep_slope_area_sqft: float
+    steep_slope_area_gt_sqft: float
+    max_slope_pct: float | None
+    mean_slope_pct: float | None
+    n_cells: int
+    n_nodata_cells: int
+    cell_area_sqft: float
+    threshold_pct: float = STEEP_SLOPE_PCT
+    polygons: gpd.GeoDataFrame | None = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the numbers as a JSON-ready dict (polygons excluded: they go to the map)."""
+        return {
+            "steep_slope_area_sqft": self.steep_slope_area_sqft,
+            "steep_slope_area_gt_sqft": self.steep_slope_area_gt_sqft,
+            "max_slope_pct": self.max_slope_pct,
+            "mean_slope_pct": self.mean_slope_pct,
+            "n_cells": self.n_cells,
+            "n_nodata_cells": self.n_nodata_cells,
+            "cell_area_sqft": self.cell_area_sqft,
+            "threshold_pct": self.threshold_pct,
+            "n_steep_polygons": None if self.polygons is None else len(self.polygons),
+        }
+
+
+def _strips(n_rows: int, strip_rows: int) -> Iterator[tuple[int, int]]:
+    """Yield ``(r0, r1)`` row ranges covering ``range(n_rows)``."""
+    for r0 in range(0, n_rows, strip_rows):
+        yield r0, min(n_rows, r0 + strip_rows)
+
+
+def steep_slopes(
+    dem_path: object,
+    vertical_units: str,
+    area: BaseGeometry,
+    area_crs: Any,
+    *,
+    working_crs: Any = "EPSG:3071",
+    threshold_pct: float = STEEP_SLOPE_PCT,
+    polygons: bool = True,
+    strip_rows: int = _STRIP_ROWS,
+) -> SteepSlopeResult:
+    """Measure slopes of 20 % or more inside a disturbed area.
+
+    The DEM is read in row strips (each with a one-row halo) over the window of the area's
+    bounds, so peak memory stays near one strip plus a one-byte steep mask per cell.
+
+    Parameters
+    ----------
+    dem_path : path-like
+        DEM in a projected CRS.
+    vertical_units : {"m", "ft", "us_ft"}
+        Units of the elevations (``layers.toml`` ``[dem] vertical_units``).
+    area : shapely Polygon or MultiPolygon
+        Disturbed area. Cells count as inside when their centre is inside.
+    area_crs : CRS-like
+        CRS of *area*.
+    working_crs : CRS-like, optional
+        CRS of the returned polygons (default EPSG:3071).
+    threshold_pct : float, optional
+        Steep-slope threshold, percent (default 20).
+    polygons : bool, optional
+        Whether to polygonise the steep cells for the map (default True).
+    strip_rows : int, optional
+        Rows per strip.
+
+    Returns
+    -------
+    SteepSlopeResult
+
+    Raises
+    ------
+    georeview.errors.CoverageError
+        When the DEM does not cover the area, or no cell inside has a slope.
+    georeview.errors.CRSError, georeview.errors.DataSourceError
+        As :func:`read_dem_window`.
+    """
+    from rasterio.features import geometry_mask
+    from rasterio.windows import Window
+
+    v_m = metres_per_unit(vertical_units)
+    if area is None or area.is_empty or area.geom_type not in {"Polygon", "MultiPolygon"}:
+        raise InputError("the disturbed area must be a non-empty polygon or multipolygon")
+    with _open_dem(dem_path) as src:
+        info = dem_crs_info(src.crs, dem_path)
+        local = geometry_to_crs(area, area_crs, info.crs)
+        rb = src.bounds
+        lb = local.bounds
+        tol = 1e-6 * max(abs(src.transform.a), 1.0)
+        if (
+            lb[0] < rb.left - tol
+            or lb[2] > rb.right + tol
+            or lb[1] < rb.bottom - tol
+            or lb[3] > rb.top + tol
+        ):
+            raise CoverageError(
+                f"the DEM (extent {rb.left:.1f}, {rb.bottom:.1f}, {rb.right:.1f}, {rb.top:.1f})"
+                f" does not cover the disturbed area ({lb[0]:.1f}, {lb[1]:.1f}, {lb[2]:.1f},"
+                f" {lb[3]:.1f})",
+                path=dem_path,
+            )
+        win = _window_for_bounds(src, lb, 0.0, dem_path)
+        h_m = info.h_m_per_unit
+        ewres = abs(src.transform.a) * h_m / v_m  # cell size in elevation units
+        nsres = abs(src.transform.e) * h_m / v_m
+        cell_area_sqft = sqm_to_sqft(abs(src.transform.a * src.transform.e) * h_m * h_m)
+        wt = src.window_transform(win)
+        n_rows, n_cols = int(win.height), int(win.width)
+        steep_mask = np.zeros((n_rows, n_cols), dtype=np.uint8) if polygons else None
+        n_ge = n_gt = n_valid = n_nan = 0
+        total = 0.0
+        vmax = -np.inf
+        for r0, r1 in _strips(n_rows, strip_rows):
+            gr0 = int(win.row_off) + r0
+            gr1 = int(win.row_off) + r1
+            c0 = int(win.col_off)
+            c1 = c0 + n_cols
+            # halo of one cell each side, clipped to the raster; missing halo -> NaN (edge)
+            hr0, hr1 = max(0, gr0 - 1), min(src.height, gr1 + 1)
+            hc0, hc1 = max(0, c0 - 1), min(src.width, c1 + 1)
+            raw = _read_rows(src, Window(hc0, hr0, hc1 - hc0, hr1 - hr0), dem_path)
+            block = _as_float_block(raw, src.nodata)
+            pad_top, pad_left = (gr0 - 1) - hr0, (c0 - 1) - hc0
+            pad_bot, pad_right = (gr1 + 1) - hr1, (c1 + 1) - hc1
+            if pad_top or pad_left or pad_bot or pad_right:
+                block = np.pad(
+                    block.astype(block.dtype, copy=False),
+                    ((-pad_top, pad_bot), (-pad_left, pad_right)),
+                    constant_values=np.nan,
+                )
+            slope = _horn_interior(block, ewres, nsres)
+            strip_tf = wt * wt.translation(0, r0)
+            inside = geometry_mask([local], out_shape=slope.shape, transform=strip_tf, invert=True)
+            vals = slope[inside]
+            finite = np.isfinite(vals)
+            n_nan += int(vals.size - np.count_nonzero(finite))
+            vals = vals[finite]
+            if vals.size:
+                n_valid += int(vals.size)
+                total += float(vals.sum(dtype=np.float64))
+                vmax = max(vmax, float(vals.max()))
+                n_ge += int(np.count_nonzero(vals >= threshold_pct))
+                n_gt += int(np.count_nonzero(vals > threshold_pct))
+            if steep_mask is not None:
+                np.greater_equal(slope, threshold_pct, out=steep_mask[r0:r1].view(bool))
+                steep_mask[r0:r1] &= inside
+    if n_valid == 0:
+        raise CoverageError(
+            "no DEM cell inside the disturbed area has a slope value (nodata or DEM edge)",
+            path=dem_path,
+        )
+    polys = None
+    if steep_mask is not None:
+        polys = _steep_polygons(steep_mask, wt, info.crs, h_m, working_crs)
+    result = SteepSlopeResult(
+        steep_slope_area_sqft=n_ge * cell_area_sqft,
+        steep_slope_area_gt_sqft=n_gt * cell_area_sqft,
+        max_slope_pct=vmax,
+        mean_slope_pct=total / n_valid,
+        n_cells=n_valid,
+        n_nodata_cells=n_nan,
+        cell_area_sqft=cell_area_sqft,
+        threshold_pct=threshold_pct,
+        polygons=polys,
+    )
+    logger.info(
+        "steep slopes in %s: %d of %d cells >= %.0f %% (%.0f sq ft), max %.1f %%",
+        dem_path,
+        n_ge,
+        n_valid,
+        threshold_pct,
+        result.steep_slope_area_sqft,
+        vmax,
+    )
+    return result
+
+
+def _steep_polygons(
+    mask: np.ndarray, transform: Affine, crs: pyproj.CRS, h_m: float, working_crs: Any
+) -> gpd.GeoDataFrame:
+    """Polygonise a steep-cell mask (8-connected patches) into the working CRS."""
+    import geopandas as gpd
+    from rasterio.features import shapes
+    from shapely.geometry import shape
+
+    geoms = [
+        shape(g) for g, _ in shapes(mask, mask=mask.view(bool), connectivity=8, transform=transform)
+    ]
+    gdf = gpd.GeoDataFrame(
+        {"area_sqft": [sqm_to_sqft(g.area * h_m * h_m) for g in geoms]},
+        geometry=geoms,
+        crs=crs,
+    )
+    return gdf.to_crs(working_crs)
+
+
+# --------------------------------------------------------------------------- contours
+
+
+def contours_ft(
+    dem_path: object,
+    vertical_units: str,
+    area: BaseGeometry,
+    area_crs: Any,
+    *,
+    interval_ft: float = 2.0,
+    working_crs: Any = "EPSG:3071",
+    clip: bool = True,
+) -> gpd.GeoDataFrame:
+    """Generate contour lines from the DEM around an area, with contourpy.
+
+    Parameters
+    ----------
+    dem_path : path-like
+        DEM in a projected CRS.
+    vertical_units : {"m", "ft", "us_ft"}
+        Units of the elevations.
+    area : shapely geometry
+        Area to contour (the site); the DEM window covers its bounds plus one cell.
+    area_crs : CRS-like
+        CRS of *area*.
+    interval_ft : float, optional
+        Contour interval in international feet whatever the DEM's units (default 2).
+    working_crs : CRS-like, optional
+        CRS of the output (default EPSG:3071).
+    clip : bool, optional
+        Clip the lines to *area* (default True).
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        One LineString per contour piece with ``elev_ft`` (levels are multiples of
+        *interval_ft*, in feet), in *working_crs*. Lines join cell centres (the DEM's
+        values are taken at cell centres, as ``gdal_contour`` does).
+
+    Raises
+    ------
+    georeview.errors.InputError
+        For a non-positive interval.
+    """
+    import contourpy
+    import geopandas as gpd
+    from shapely import LineString
+
+    if not (interval_ft > 0 and math.isfinite(interval_ft)):
+        raise InputError(f"the contour interval must be positive, got {interval_ft}")
+    win = read_dem_window(dem_path, vertical_units, area, area_crs, margin=1)
+    z_ft = win.elev.astype(np.float64) * (win.v_m_per_unit / M_PER_FT)
+    finite = np.isfinite(z_ft)
+    zmin, zmax = float(np.nanmin(z_ft)), float(np.nanmax(z_ft))
+    levels = np.arange(math.ceil(zmin / interval_ft), math.floor(zmax / interval_ft) + 1)
+    levels = levels * interval_ft
+    rows, cols = z_ft.shape
+    tf = win.transform
+    xs = tf.c + tf.a * (np.arange(cols) + 0.5)
+    ys = tf.f + tf.e * (np.arange(rows) + 0.5)
+    z = np.ma.masked_array(z_ft, mask=~finite) if not finite.all() else z_ft
+    gen = contourpy.contour_generator(
+        xs, ys, z, name="serial", line_type=contourpy.LineType.Separate
+    )
+    elevs: list[float] = []
+    lines: list[LineString] = []
+    for level in levels:
+        for seg in gen.lines(float(level)):
+            if len(seg) >= 2:
+                lines.append(LineString(seg))
+                elevs.append(float(level))
+    gdf = gpd.GeoDataFrame({"elev_ft": elevs}, geometry=lines, crs=win.crs)
+    if clip and len(gdf):
+        local = geometry_to_crs(area, area_crs, win.crs)
+        gdf = gdf.clip(local).explode(index_parts=False, ignore_index=True)
+        gdf = gdf[gdf.geom_type == "LineString"].reset_index(drop=True)
+    return gdf.to_crs(working_crs)
+
+
+def measure_contour_interval_ft(gdf: gpd.GeoDataFrame, field: str, units: str = "ft") -> float:
+    """Measure the contour interval of a submitted contour layer from its elevations.
+
+    The distinct levels (rounded to 0.001 ft) are sorted and differenced. The interval is
+    the smallest difference ``d`` such that at least half of all the differences are whole
+    multiples of ``d`` (within 0.001 ft): gaps (a missing line) and index contours (every
+    fifth line, often in the same layer) do not change it, and a few stray levels (a
+    spot elevation typed into the same field) are outvoted instead of producing a tiny
+    false interval.
+
+    Parameters
+    ----------
+    gdf : geopandas.GeoDataFrame or pandas.DataFrame
+        The contour layer.
+    field : str
+        Elevation attribute.
+    units : {"m", "ft", "us_ft"}, optional
+        Units of the elevation attribute (default international feet).
+
+    Returns
+    -------
+    float
+        Contour interval in international feet.
+
+    Raises
+    ------
+    georeview.errors.InputError
+        When the field is missing, not numeric, or has fewer than two distinct levels.
+    """
+    if field not in gdf.columns:
+        raise InputError("the contour layer has no elevation attribute", field=field)
+    try:
+        vals = np.asarray(gdf[field], dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"contour elevations are not numeric: {exc}", field=field) from exc
+    vals = vals[np.isfinite(vals)] * (metres_per_unit(units) / M_PER_FT)
+    levels = np.unique(np.round(vals, 3))
+    if levels.size < 2:
+        raise InputError(
+            f"the contour layer has {levels.size} distinct level(s); an interval needs two",
+            field=field,
+        )
+    diffs = np.diff(levels)
+    tol = 1.5e-3
+    for d in np.unique(np.round(diffs, 3)):
+        ratio = diffs / d
+        multiples = np.abs(ratio - np.round(ratio)) * d <= tol
+        if np.count_nonzero(multiples) * 2 >= diffs.size:
+            return float(d)
+    logger.warning("contour levels of %r are irregular; using the median spacing", field)
+    return float(np.median(diffs))
