@@ -1,0 +1,263 @@
+"""Inspection-log check tests.
+
+The fixture log and rain below are small enough to check by hand on the June 2025 calendar
+(June 1 is a Sunday). Rules (georeview/data/calendar.toml): a daily rain of 0.5 in or more
+(Somers 17.09(E)(7) "one-half inch or more"; Deerfield 31.12(2)(G) "0.5 inches or more") needs an
+inspection on the rain day or the next calendar day; each calendar week Monday-Sunday of the
+period needs at least one inspection ("at least once each week").
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import io
+import json
+
+import pytest
+
+from georeview.errors import ConfigError, DataSourceError, InputError, OutputError
+from georeview.inspections import add_arguments, main, read_log, read_rain, render_csv, run
+
+D = dt.date
+
+LOG = """date,inspector,phase
+2025-06-02 09:00,A. Smith,rough grading
+2025-06-05,A. Smith,rough grading
+2025-06-10T14:30,B. Jones,utilities
+2025-06-24,,paving
+6/30/2025 2:30 PM,C. Lee,final stabilization
+"""
+# Log lines: 2 = Mon Jun 2, 3 = Thu Jun 5, 4 = Tue Jun 10, 5 = Tue Jun 24 (inspector blank),
+# 6 = Mon Jun 30.
+
+RAIN = """date,rain_in
+2025-06-01,0.00
+2025-06-04,0.62
+2025-06-10,0.50
+2025-06-12,0.49
+2025-06-17,1.10
+2025-06-21,0.75
+2025-06-27,0.80
+2025-07-01,0.30
+"""
+# By hand:
+# - Jun 4 (0.62): inspected Jun 5, the next day -> in time.
+# - Jun 10 (0.50, exactly the threshold, "or more"): inspected the same day -> in time.
+# - Jun 12 (0.49): below 0.5 in -> no inspection needed.
+# - Jun 17 (1.10): no inspection Jun 17 or 18 -> missed, needed by Jun 18.
+# - Jun 21 (0.75): none Jun 21 or 22 -> missed, needed by Jun 22.
+# - Jun 27 (0.80): the Jun 24 inspection came before the rain; none Jun 27 or 28 -> missed.
+# Period: first date Sun Jun 1 (rain file) to last date Tue Jul 1 (rain file).
+# Weeks: May 26-Jun 1 holds only Jun 1 of the period, no inspection -> missed, partial (1 day);
+# Jun 2-8 (2, 5), Jun 9-15 (10), Jun 23-29 (24), Jun 30-Jul 6 (30) inspected;
+# Jun 16-22 none -> missed, full week.
+
+
+@pytest.fixture
+def files(tmp_path):
+    log = tmp_path / "log.csv"
+    rain = tmp_path / "rain.csv"
+    log.write_text(LOG, encoding="utf-8")
+    rain.write_text(RAIN, encoding="utf-8")
+    return log, rain
+
+
+def test_somers_findings(files):
+    log, rain = files
+    result = run(log, rain, "somers")
+    assert (result.start, result.end) == (D(2025, 6, 1), D(2025, 7, 1))
+    assert result.n_rain_events == 5  # Jun 4, 10, 17, 21, 27
+    assert [(m.date, m.rain_in, m.window_end) for m in result.missed_rain] == [
+        (D(2025, 6, 17), 1.10, D(2025, 6, 18)),
+        (D(2025, 6, 21), 0.75, D(2025, 6, 22)),
+        (D(2025, 6, 27), 0.80, D(2025, 6, 28)),
+    ]
+    assert [
+        (w.week_start, w.week_end, w.days_in_period, w.partial) for w in result.missed_weeks
+    ] == [
+        (D(2025, 5, 26), D(2025, 6, 1), 1, True),
+        (D(2025, 6, 16), D(2025, 6, 22), 7, False),
+    ]
+    # 17.09(E)(7): the log "includes ... the name of the person conducting the inspection".
+    assert [(e.row, e.missing) for e in result.incomplete_entries] == [(5, ("inspector",))]
+    assert result.status == "fail"
+    assert result.rules[0]["citation"] == "Somers 17.09(E)(7)"
+
+
+def test_deerfield_does_not_require_inspector_name(files):
+    log, rain = files
+    result = run(log, rain, "deerfield")
+    assert result.incomplete_entries == ()
+    assert len(result.missed_rain) == 3
+    assert "31.12(2)(G)" in result.rules[0]["citation"]
+
+
+def test_given_period(files):
+    log, rain = files
+    # Mon Jun 2 to Sun Jun 29: no partial first week; the Jun 30 inspection falls outside.
+    result = run(log, rain, "somers", start=D(2025, 6, 2), end=D(2025, 6, 29))
+    assert result.n_inspections == 4
+    assert [w.week_start for w in result.missed_weeks] == [D(2025, 6, 16)]
+    assert [m.date for m in result.missed_rain] == [D(2025, 6, 17), D(2025, 6, 21), D(2025, 6, 27)]
+
+
+def test_inspection_two_days_after_is_late(tmp_path):
+    log = tmp_path / "log.csv"
+    rain = tmp_path / "rain.csv"
+    log.write_text("date,inspector,phase\n2025-06-06,A,grading\n", encoding="utf-8")
+    rain.write_text("date,rain_in\n2025-06-04,0.9\n2025-06-05,0.5\n", encoding="utf-8")
+    result = run(log, rain, "somers")
+    # Jun 4 rain: window Jun 4-5, the Jun 6 inspection is late -> missed.
+    # Jun 5 rain: window Jun 5-6, inspected Jun 6 -> in time.
+    assert [m.date for m in result.missed_rain] == [D(2025, 6, 4)]
+
+
+def test_all_pass(tmp_path):
+    log = tmp_path / "log.csv"
+    rain = tmp_path / "rain.csv"
+    log.write_text(
+        "date,inspector,phase\n2025-06-02,A,grading\n2025-06-10,A,grading\n", encoding="utf-8"
+    )
+    rain.write_text("date,rain_in\n2025-06-09,0.7\n2025-06-15,0.1\n", encoding="utf-8")
+    result = run(log, rain, "somers")
+    # Period Mon Jun 2 - Sun Jun 15: weeks Jun 2-8 and 9-15 both inspected; Jun 9 rain
+    # inspected Jun 10.
+    assert result.status == "pass"
+    assert result.missed_rain == result.missed_weeks == result.incomplete_entries == ()
+
+
+def test_reports(files, tmp_path):
+    log, rain = files
+    result = run(log, rain, "somers", out_path=tmp_path / "report.json")
+    data = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert data == json.loads(json.dumps(result.to_dict()))
+    assert data["missed_rain"][0] == {
+        "date": "2025-06-17",
+        "rain_in": 1.1,
+        "window_end": "2025-06-18",
+    }
+
+    rows = list(csv.DictReader(io.StringIO(render_csv(result))))
+    assert [r["finding"] for r in rows] == ["rain_without_inspection"] * 3 + [
+        "week_without_inspection"
+    ] * 2 + ["incomplete_log_entry"]
+    assert rows[3]["date_start"] == "2025-05-26"
+    assert rows[0]["citation"] == "Somers 17.09(E)(7)"
+
+    run(log, rain, "somers", out_path=tmp_path / "report.html")
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "Village of Somers" in html
+    assert "2025-06-21" in html
+    assert "17.09(E)(7)" in html
+    assert "partial week" in html
+
+
+def test_html_is_escaped(tmp_path):
+    folder = tmp_path / "<b>site & co"
+    folder.mkdir()
+    log = folder / "log.csv"
+    rain = folder / "rain.csv"
+    log.write_text("date,inspector,phase\n2025-06-02,A,grading\n", encoding="utf-8")
+    rain.write_text("date,rain_in\n2025-06-02,0.0\n", encoding="utf-8")
+    run(log, rain, "deerfield", out_path=tmp_path / "r.html")
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "&lt;b&gt;site &amp; co" in html
+    assert "<b>site" not in html
+
+
+def test_refuses_to_overwrite(files, tmp_path):
+    log, rain = files
+    out = tmp_path / "r.csv"
+    out.write_text("keep", encoding="utf-8")
+    with pytest.raises(OutputError, match="exists"):
+        run(log, rain, "somers", out_path=out)
+    assert out.read_text(encoding="utf-8") == "keep"
+    run(log, rain, "somers", out_path=out, overwrite=True)
+    assert out.read_text(encoding="utf-8").startswith("finding,")
+    with pytest.raises(OutputError, match="format"):
+        run(log, rain, "somers", out_path=tmp_path / "r.pdf")
+
+
+# --- input errors name the file, line and column --------------------------------------------
+def test_non_utf8(tmp_path):
+    path = tmp_path / "log.csv"
+    path.write_bytes("date,inspector,phase\n2025-06-02,M\u00fcller,grading\n".encode("cp1252"))
+    with pytest.raises(DataSourceError, match=r"log\.csv: not UTF-8"):
+        read_log(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(DataSourceError, match=r"nothere\.csv"):
+        read_rain(tmp_path / "nothere.csv")
+
+
+def test_missing_column(tmp_path):
+    path = tmp_path / "log.csv"
+    path.write_text("date,inspector\n2025-06-02,A\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"log\.csv: phase: missing column 'phase'"):
+        read_log(path)
+
+
+def test_bad_date(tmp_path):
+    path = tmp_path / "log.csv"
+    path.write_text("Date, Inspector ,Phase\n2025-06-02,A,x\n2025-13-01,A,x\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"log\.csv: line 3, column date: not a date"):
+        read_log(path)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("-0.2", "rain must be a finite depth >= 0"),
+        ("lots", "not a number"),
+        ("nan", "rain must be a finite"),
+    ],
+)
+def test_bad_rain(tmp_path, value, message):
+    path = tmp_path / "rain.csv"
+    path.write_text(f"date,rain_in\n2025-06-01,0.1\n2025-06-02,{value}\n", encoding="utf-8")
+    with pytest.raises(InputError, match=rf"rain\.csv: line 3, column rain_in: {message}"):
+        read_rain(path)
+
+
+def test_duplicate_rain_date(tmp_path):
+    path = tmp_path / "rain.csv"
+    path.write_text("date,rain_in\n2025-06-01,0.1\n2025-06-01,0.3\n", encoding="utf-8")
+    with pytest.raises(InputError, match="given twice"):
+        read_rain(path)
+
+
+def test_unknown_municipality(files):
+    log, rain = files
+    with pytest.raises(ConfigError, match="unknown municipality"):
+        run(log, rain, "kenosha")
+
+
+# --- command-line wiring ----------------------------------------------------------------------
+def _parser():
+    parser = argparse.ArgumentParser(prog="georeview inspections")
+    add_arguments(parser)
+    return parser
+
+
+def test_cli_main(files, tmp_path, capsys):
+    log, rain = files
+    out = tmp_path / "report.html"
+    args = _parser().parse_args(
+        [str(log), "--rain", str(rain), "--municipality", "somers", "--out", str(out)]
+    )
+    assert main(args) == 0
+    assert out.exists()
+    assert "fail:" in capsys.readouterr().out
+
+
+def test_cli_bad_input_exit_2(tmp_path, capsys):
+    log = tmp_path / "log.csv"
+    log.write_text("when,who\n", encoding="utf-8")
+    args = _parser().parse_args([str(log), "--rain", str(log), "--municipality", "deerfield"])
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "missing column" in err
+    assert err.count("\n") == 1
