@@ -315,6 +315,24 @@ class DemWindow:
         return self.v_m_per_unit / self.h_m_per_unit
 
 
+def _offset_transform(tf: Affine, row_off: int, col_off: int) -> Affine:
+    """Transform of a window starting at (row_off, col_off) of a grid with transform *tf*.
+
+    Written out instead of ``src.window_transform``: that multiplies Affine objects with
+    ``*``, which affine >= 3 flags with a PendingDeprecationWarning.
+    """
+    from affine import Affine
+
+    return Affine(
+        tf.a,
+        tf.b,
+        tf.c + tf.a * col_off + tf.b * row_off,
+        tf.d,
+        tf.e,
+        tf.f + tf.d * col_off + tf.e * row_off,
+    )
+
+
 def _open_dem(path: object) -> Any:
     """Open a DEM with rasterio, turning failures into DataSourceError."""
     import rasterio
@@ -428,7 +446,7 @@ def read_dem_window(
         elev = _as_float_block(raw, src.nodata)
         if elev is raw:
             elev = elev.copy()
-        transform = src.window_transform(window)
+        transform = _offset_transform(src.transform, int(window.row_off), int(window.col_off))
         raster_shape = (src.height, src.width)
     if not np.isfinite(elev).any():
         raise CoverageError("the DEM has no data around the area", path=path)
@@ -579,7 +597,7 @@ def steep_slopes(
         ewres = abs(src.transform.a) * h_m / v_m  # cell size in elevation units
         nsres = abs(src.transform.e) * h_m / v_m
         cell_area_sqft = sqm_to_sqft(abs(src.transform.a * src.transform.e) * h_m * h_m)
-        wt = src.window_transform(win)
+        wt = _offset_transform(src.transform, int(win.row_off), int(win.col_off))
         n_rows, n_cols = int(win.height), int(win.width)
         steep_mask = np.zeros((n_rows, n_cols), dtype=np.uint8) if polygons else None
         n_ge = n_gt = n_valid = n_nan = 0
@@ -604,7 +622,7 @@ def steep_slopes(
                     constant_values=np.nan,
                 )
             slope = _horn_interior(block, ewres, nsres)
-            strip_tf = wt * wt.translation(0, r0)
+            strip_tf = _offset_transform(wt, r0, 0)
             inside = geometry_mask([local], out_shape=slope.shape, transform=strip_tf, invert=True)
             vals = slope[inside]
             finite = np.isfinite(vals)

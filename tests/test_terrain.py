@@ -1,0 +1,488 @@
+"""Tests of georeview.terrain: slope (against gdaldem), steep areas, contours, contour interval."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pytest
+import rasterio
+from affine import Affine
+from rasterio.features import geometry_mask
+from shapely.geometry import box
+
+from georeview.errors import CoverageError, CRSError, DataSourceError, InputError
+from georeview.terrain import (
+    contours_ft,
+    measure_contour_interval_ft,
+    read_dem_window,
+    slope_pct,
+    steep_slopes,
+)
+from georeview.units import M_PER_FT, M_PER_US_FT
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def _shared_data() -> Path:
+    env = os.environ.get("GEOREVIEW_SHARED_DATA")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture(scope="module")
+def shared_data() -> Path:
+    root = _shared_data()
+    if not root.is_dir():
+        pytest.skip(f"shared sample data folder {root} is absent (set GEOREVIEW_SHARED_DATA)")
+    return root
+
+
+@pytest.fixture(scope="module")
+def plainfield_dem(shared_data: Path) -> Path:
+    return shared_data / "wi_central_sands" / "plainfieldlakes_dem10m.tif"
+
+
+@pytest.fixture(scope="module")
+def muncy_dem(shared_data: Path) -> Path:
+    # GPL-3.0 data (pches/FLOPIT): read in place, never copied into the repository.
+    return shared_data / "pa_muncy" / "Muncy_dem_resampled.tif"
+
+
+def _gdaldem() -> str:
+    exe = shutil.which("gdaldem")
+    if exe is None:
+        pytest.skip("gdaldem (Debian gdal-bin) is not installed")
+    return exe
+
+
+def _gdaldem_slope(src: Path, tmp_path: Path) -> np.ndarray:
+    """Run ``gdaldem slope -p`` (Horn, no -compute_edges) and return it with NaN for nodata."""
+    out = tmp_path / f"{src.stem}_slope.tif"
+    subprocess.run([_gdaldem(), "slope", "-p", "-q", str(src), str(out)], check=True)
+    with rasterio.open(out) as ds:
+        return ds.read(1, masked=True).astype(np.float64).filled(np.nan)
+
+
+def write_dem(
+    path: Path,
+    z: np.ndarray,
+    *,
+    res: tuple[float, float] = (1.0, 1.0),
+    origin: tuple[float, float] = (500_000.0, 300_000.0),
+    crs: str = "EPSG:3071",
+    nodata: float | None = None,
+) -> Path:
+    """Write a north-up GeoTIFF DEM (origin = upper-left corner)."""
+    tf = Affine(res[0], 0.0, origin[0], 0.0, -res[1], origin[1])
+    with rasterio.open(
+        path,
+        "w",
+        driver="GTiff",
+        height=z.shape[0],
+        width=z.shape[1],
+        count=1,
+        dtype=z.dtype,
+        crs=crs,
+        transform=tf,
+        nodata=nodata,
+    ) as ds:
+        ds.write(z, 1)
+    return path
+
+
+def _extent(path: Path):
+    with rasterio.open(path) as ds:
+        return box(*ds.bounds), ds.crs.to_wkt()
+
+
+# --------------------------------------------------------------------------- slope vs gdaldem
+
+
+@pytest.mark.parametrize("name", ["plainfield_dem", "muncy_dem"])
+def test_slope_matches_gdaldem_on_real_dems(name, request, tmp_path):
+    """Interior cells agree with ``gdaldem slope -p`` (GDAL's Horn) within 1e-3 pct points.
+
+    Plainfield: float32 metres in a metre CRS. Muncy: uint16 feet in EPSG:2271 (US survey
+    feet), so gdaldem's default scale 1 is right and xres/yres are the CRS cell size.
+    """
+    dem = request.getfixturevalue(name)
+    expected = _gdaldem_slope(dem, tmp_path)
+    with rasterio.open(dem) as ds:
+        z = ds.read(1)
+        got = slope_pct(z, ds.transform.a, -ds.transform.e, ds.nodata)
+    assert got.shape == expected.shape
+    # same cells without a value (the border, nodata neighbourhoods)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    both = np.isfinite(expected)
+    assert both.sum() > 0.9 * both.size
+    assert np.max(np.abs(got[both] - expected[both])) <= 1e-3
+
+
+def test_slope_muncy_has_the_documented_share_of_steep_cells(muncy_dem, tmp_path):
+    """SOURCES.md: about 13 % of Muncy cells have slope >= 20 % (checked against gdaldem)."""
+    expected = _gdaldem_slope(muncy_dem, tmp_path)
+    with rasterio.open(muncy_dem) as ds:
+        got = slope_pct(ds.read(1), ds.transform.a, -ds.transform.e, ds.nodata)
+    share = np.count_nonzero(got >= 20) / np.count_nonzero(np.isfinite(got))
+    assert share == pytest.approx(np.count_nonzero(expected >= 20) / np.isfinite(expected).sum())
+    assert 0.12 < share < 0.14
+
+
+# --------------------------------------------------------------------------- synthetic planes
+
+
+def _plane(gx: float, gy: float, xres: float, yres: float, shape=(9, 11)) -> np.ndarray:
+    """Elevation z = gx * x + gy * y (x east, y north) sampled at cell centres."""
+    rows, cols = np.indices(shape, dtype=np.float64)
+    x = (cols + 0.5) * xres
+    y = -(rows + 0.5) * yres
+    return 250.0 + gx * x + gy * y
+
+
+@pytest.mark.parametrize(
+    ("gx", "gy", "xres", "yres"),
+    [
+        (0.20, 0.0, 1.0, 1.0),  # due east, 20 %
+        (0.0, -0.35, 2.0, 2.0),  # due south
+        (0.12, 0.16, 10.0, 10.0),  # NE, hypot = 0.20 exactly
+        (-0.3, 0.4, 3.0, 7.5),  # non-square cells, hypot = 0.5
+        (0.05, -0.02, 16.404166666666693, 16.404166666666693),  # Muncy cell size
+    ],
+)
+def test_slope_of_planes_is_exact(gx, gy, xres, yres):
+    """Horn's 3x3 differences are exact on a plane: slope = 100 * hypot(gx, gy)."""
+    z = _plane(gx, gy, xres, yres)
+    got = slope_pct(z, xres, yres)
+    inner = got[1:-1, 1:-1]
+    expected = 100.0 * math.hypot(gx, gy)
+    np.testing.assert_allclose(inner, expected, rtol=1e-6)
+    # gdaldem without -compute_edges leaves the border as nodata
+    assert np.isnan(got[0]).all()
+    assert np.isnan(got[-1]).all()
+    assert np.isnan(got[:, 0]).all()
+    assert np.isnan(got[:, -1]).all()
+
+
+def test_slope_non_square_cells_use_each_axis_resolution():
+    """A slope along x only must not change when yres changes, and vice versa."""
+    z = _plane(0.3, 0.0, 2.0, 5.0)
+    a = slope_pct(z, 2.0, 5.0)[1:-1, 1:-1]
+    np.testing.assert_allclose(a, 30.0, rtol=1e-6)
+    z = _plane(0.0, 0.3, 2.0, 5.0)
+    b = slope_pct(z, 2.0, 5.0)[1:-1, 1:-1]
+    np.testing.assert_allclose(b, 30.0, rtol=1e-6)
+
+
+def test_slope_nodata_neighbourhood_is_nan_like_gdaldem(tmp_path):
+    z = _plane(0.1, 0.05, 1.0, 1.0, shape=(12, 12)).astype(np.float32)
+    z[5, 6] = -9999.0
+    z[9, 2] = -9999.0
+    got = slope_pct(z, 1.0, 1.0, nodata=-9999.0)
+    expect_nan = np.zeros(z.shape, bool)
+    for r, c in [(5, 6), (9, 2)]:
+        expect_nan[r - 1 : r + 2, c - 1 : c + 2] = True
+    expect_nan[[0, -1], :] = True
+    expect_nan[:, [0, -1]] = True
+    np.testing.assert_array_equal(np.isnan(got), expect_nan)
+    # float32 elevations near 250 m carry ~1.5e-5 m rounding: 1e-3 pct points, as gdaldem
+    np.testing.assert_allclose(got[~expect_nan], 100 * math.hypot(0.1, 0.05), atol=1e-3)
+    # and gdaldem agrees cell for cell
+    dem = write_dem(tmp_path / "nd.tif", z, nodata=-9999.0)
+    expected = _gdaldem_slope(dem, tmp_path)
+    np.testing.assert_array_equal(np.isnan(expected), expect_nan)
+    np.testing.assert_allclose(got[~expect_nan], expected[~expect_nan], atol=1e-3)
+
+
+def test_slope_rejects_bad_input():
+    with pytest.raises(InputError):
+        slope_pct(np.zeros((3, 3, 3)), 1.0, 1.0)
+    with pytest.raises(InputError):
+        slope_pct(np.zeros((5, 5)), 0.0, 1.0)
+
+
+# --------------------------------------------------------------------------- units
+
+
+def test_metre_elevations_in_a_us_feet_crs(tmp_path):
+    """EPSG:2271 (US survey feet) grid of 10 ftUS cells, elevations in metres, true slope 25 %.
+
+    Treating the metres as feet would give 25 % x 0.3048 / 1.0 ... = 7.6 %; the right answer
+    needs xres converted with the US survey foot (1200/3937 m).
+    """
+    res_usft = 10.0
+    cols = np.arange(30, dtype=np.float64)
+    z_m = 0.25 * (cols + 0.5) * res_usft * M_PER_US_FT
+    z = np.tile(z_m, (20, 1)).astype(np.float64)
+    dem = write_dem(
+        tmp_path / "m_in_ft.tif",
+        z,
+        res=(res_usft, res_usft),
+        crs="EPSG:2271",
+        origin=(2_220_000.0, 390_000.0),
+    )
+    area, crs = _extent(dem)
+    res = steep_slopes(dem, "m", area, crs, polygons=False)
+    assert res.max_slope_pct == pytest.approx(25.0, rel=1e-6)
+    # interior cells: (20 - 2) x (30 - 2); each 10 x 10 US survey feet
+    cell_sqft = (res_usft * M_PER_US_FT / M_PER_FT) ** 2
+    assert res.cell_area_sqft == pytest.approx(cell_sqft, rel=1e-12)
+    assert res.n_cells == 18 * 28
+    assert res.steep_slope_area_sqft == pytest.approx(18 * 28 * cell_sqft, rel=1e-12)
+
+
+def test_feet_elevations_in_a_metre_crs(tmp_path):
+    """EPSG:3071 (metres) grid of 2 m cells, elevations in international feet, slope 15 %."""
+    cols = np.arange(25, dtype=np.float64)
+    z_ft = 0.15 * (cols + 0.5) * 2.0 / M_PER_FT
+    z = np.tile(z_ft, (12, 1)).astype(np.float32)
+    dem = write_dem(tmp_path / "ft_in_m.tif", z, res=(2.0, 2.0))
+    area, crs = _extent(dem)
+    res = steep_slopes(dem, "ft", area, crs, polygons=False)
+    assert res.max_slope_pct == pytest.approx(15.0, rel=1e-5)
+    assert res.steep_slope_area_sqft == 0.0
+    # the same grid read as metres would be 15 / 0.3048 = 49.2 %: all steep
+    wrong = steep_slopes(dem, "m", area, crs, polygons=False)
+    assert wrong.max_slope_pct == pytest.approx(15.0 / M_PER_FT, rel=1e-5)
+
+
+# --------------------------------------------------------------------------- steep slopes
+
+
+def _ramp_dem(tmp_path: Path, step_m: float, xres: float) -> Path:
+    """20 x 20 grid: flat for columns 0-9, then rising *step_m* per column."""
+    cols = np.arange(20)
+    z = np.tile(np.maximum(0, cols - 9) * step_m, (20, 1)).astype(np.float32) + 300.0
+    return write_dem(tmp_path / f"ramp_{step_m}_{xres}.tif", z, res=(xres, xres))
+
+
+def test_steep_area_hand_worked(tmp_path):
+    """Hand-worked: 2 m cells, ramp 0.5 m per column from column 10 (25 %).
+
+    Horn at column 9 sees (0, 0, 0.5): 0.5 x 4 / (8 x 2) = 12.5 %; columns 10-18 see 25 %.
+    The disturbed area holds the centres of rows 5-14 x columns 5-14 (100 cells): 50 cells at
+    25 % (columns 10-14), 10 at 12.5 % (column 9), 40 flat. Steep area 50 x 4 m^2 = 200 m^2
+    = 2152.78 sq ft; mean (50 x 25 + 10 x 12.5) / 100 = 13.75 %.
+    """
+    dem = _ramp_dem(tmp_path, 0.5, 2.0)
+    x0, y0 = 500_000.0, 300_000.0
+    area = box(x0 + 5 * 2 + 0.3, y0 - 15 * 2 + 0.3, x0 + 15 * 2 - 0.3, y0 - 5 * 2 - 0.3)
+    res = steep_slopes(dem, "m", area, "EPSG:3071")
+    assert res.n_cells == 100
+    assert res.steep_slope_area_sqft == pytest.approx(200.0 / M_PER_FT**2, rel=1e-12)
+    assert res.steep_slope_area_gt_sqft == pytest.approx(200.0 / M_PER_FT**2, rel=1e-12)
+    assert res.max_slope_pct == pytest.approx(25.0, rel=1e-6)
+    assert res.mean_slope_pct == pytest.approx(13.75, rel=1e-6)
+    # polygon of the steep patch: columns 10-14 x rows 5-14 = 10 m x 20 m, in EPSG:3071
+    assert len(res.polygons) == 1
+    assert res.polygons.crs.to_epsg() == 3071
+    assert res.polygons.geometry.iloc[0].area == pytest.approx(200.0, rel=1e-9)
+    assert res.polygons["area_sqft"].iloc[0] == pytest.approx(2152.7820, rel=1e-6)
+    d = res.to_dict()
+    assert d["steep_slope_area_sqft"] == res.steep_slope_area_sqft
+    assert d["n_steep_polygons"] == 1
+
+
+def test_steep_exactly_twenty_percent_splits_the_comparisons(tmp_path):
+    """A 20 % ramp (0.5 m per 2.5 m column: 4 x 0.5 / (8 x 2.5) = 0.2 exactly in float32).
+
+    Somers compares >= 20 % (counted), Deerfield > 20 % (not counted).
+    """
+    dem = _ramp_dem(tmp_path, 0.5, 2.5)
+    x0, y0 = 500_000.0, 300_000.0
+    # columns 12-16, rows 3-6: 20 cells, all at exactly 20 %
+    area = box(x0 + 12 * 2.5 + 0.1, y0 - 7 * 2.5 + 0.1, x0 + 17 * 2.5 - 0.1, y0 - 3 * 2.5 - 0.1)
+    res = steep_slopes(dem, "m", area, "EPSG:3071", polygons=False)
+    assert res.n_cells == 20
+    assert res.max_slope_pct == 20.0
+    assert res.steep_slope_area_sqft == pytest.approx(20 * 6.25 / M_PER_FT**2, rel=1e-12)
+    assert res.steep_slope_area_gt_sqft == 0.0
+
+
+def test_steep_area_on_muncy_matches_gdaldem_cells(muncy_dem, tmp_path):
+    """Count of cells >= 20 % inside a polygon equals the count from gdaldem's own slope grid
+    masked by rasterio's centre rule; strips of 7 rows give the same numbers as one strip."""
+    expected = _gdaldem_slope(muncy_dem, tmp_path)
+    with rasterio.open(muncy_dem) as ds:
+        tf, shape = ds.transform, (ds.height, ds.width)
+    # a polygon (EPSG:2271) in the hilly middle of the grid, given to steep_slopes in EPSG:4326
+    poly = box(2_226_013.0, 375_011.0, 2_232_987.0, 383_007.0).buffer(900, quad_segs=4)
+    inside = geometry_mask([poly], out_shape=shape, transform=tf, invert=True)
+    ok = inside & np.isfinite(expected)
+    n_ge = np.count_nonzero(expected[ok] >= 20)
+    n_gt = np.count_nonzero(expected[ok] > 20)
+    cell_sqft = (tf.a * M_PER_US_FT / M_PER_FT) ** 2
+    poly_ll = gpd.GeoSeries([poly], crs="EPSG:2271").to_crs("EPSG:4326").iloc[0]
+    # reprojected back into the DEM's CRS the polygon moves by far less than a cell
+    poly_back = gpd.GeoSeries([poly_ll], crs="EPSG:4326").to_crs("EPSG:2271").iloc[0]
+    assert poly_back.symmetric_difference(poly).area < 1.0
+    res = steep_slopes(muncy_dem, "us_ft", poly, "EPSG:2271", polygons=False)
+    assert res.n_cells == np.count_nonzero(ok)
+    assert res.steep_slope_area_sqft == pytest.approx(n_ge * cell_sqft, rel=1e-12)
+    assert res.steep_slope_area_gt_sqft == pytest.approx(n_gt * cell_sqft, rel=1e-12)
+    assert res.max_slope_pct == pytest.approx(np.max(expected[ok]), abs=1e-3)
+    assert res.mean_slope_pct == pytest.approx(np.mean(expected[ok]), abs=1e-3)
+    strips = steep_slopes(muncy_dem, "us_ft", poly, "EPSG:2271", polygons=False, strip_rows=7)
+    assert strips == res
+    ll = steep_slopes(muncy_dem, "us_ft", poly_ll, "EPSG:4326", polygons=False)
+    assert ll.n_cells == pytest.approx(res.n_cells, rel=1e-3)
+
+
+def test_steep_polygons_on_plainfield_custom_crs(plainfield_dem):
+    """The Plainfield DEM's CRS has no EPSG code; polygons come back in EPSG:3071 with the
+    same total area as the counted steep cells (the two CRSs are practically EPSG:3070)."""
+    area_3071 = box(562_500.0, 413_500.0, 565_500.0, 416_500.0)  # EPSG:3071-ish metres
+    res = steep_slopes(plainfield_dem, "m", area_3071, "EPSG:3071")
+    assert res.polygons.crs.to_epsg() == 3071
+    assert res.n_cells > 80_000
+    total = res.polygons["area_sqft"].sum()
+    assert total == pytest.approx(res.steep_slope_area_sqft, rel=1e-9)
+    assert res.polygons.area.sum() * (1 / M_PER_FT**2) == pytest.approx(total, rel=1e-3)
+
+
+# --------------------------------------------------------------------------- reading, errors
+
+
+def test_window_read_is_local_and_exact(plainfield_dem, muncy_dem):
+    """The window holds exactly the raster's values at the same rows/columns."""
+    with rasterio.open(plainfield_dem) as ds:
+        full = ds.read(1)
+    site = box(563_000, 414_000, 563_200, 414_150)  # in the DEM's custom WTM (≈ EPSG:3070)
+    with rasterio.open(plainfield_dem) as ds:
+        crs = ds.crs.to_wkt()
+    win = read_dem_window(plainfield_dem, "m", site, crs, margin=3)
+    rows, cols = win.elev.shape
+    assert rows < 30
+    assert cols < 30
+    np.testing.assert_array_equal(
+        win.elev, full[win.row_off : win.row_off + rows, win.col_off : win.col_off + cols]
+    )
+    # Muncy: a margin in feet is converted to US survey feet cells (16.404 ftUS = 5 m)
+    with rasterio.open(muncy_dem) as ds:
+        mcrs = ds.crs
+    site = box(2_229_000, 380_000, 2_229_100, 380_100)
+    win = read_dem_window(muncy_dem, "ft", site, mcrs.to_wkt(), margin=328.0, margin_units="ft")
+    assert win.h_m_per_unit == pytest.approx(M_PER_US_FT, rel=1e-12)
+    # 100 ftUS + 2 x 328 ft (≈ 656 ftUS) ≈ 756 ftUS ≈ 46 cells (+1 rounding each way)
+    assert 45 <= win.elev.shape[0] <= 49
+    assert win.elev.dtype == np.float32
+
+
+def test_geographic_dem_is_refused(shared_data):
+    dem = shared_data / "wi_central_sands" / "pleasant_dem40m.tif"
+    with pytest.raises(CRSError, match="geographic") as info:
+        steep_slopes(dem, "m", box(-89.56, 43.95, -89.55, 43.96), "EPSG:4269")
+    assert str(dem) in str(info.value)
+
+
+def test_area_outside_dem_raises_coverage_error(plainfield_dem):
+    far = box(600_000, 300_000, 600_100, 300_100)
+    with pytest.raises(CoverageError) as info:
+        steep_slopes(plainfield_dem, "m", far, "EPSG:3071")
+    assert str(plainfield_dem) in str(info.value)
+    with pytest.raises(CoverageError):
+        read_dem_window(plainfield_dem, "m", far, "EPSG:3071")
+
+
+def test_all_nodata_raises_coverage_error(tmp_path):
+    z = np.full((10, 10), -9999.0, np.float32)
+    dem = write_dem(tmp_path / "empty.tif", z, nodata=-9999.0)
+    area, crs = _extent(dem)
+    with pytest.raises(CoverageError, match="no"):
+        steep_slopes(dem, "m", area.buffer(-2), crs)
+    with pytest.raises(CoverageError):
+        read_dem_window(dem, "m", area.buffer(-2), crs)
+
+
+def test_truncated_dem_raises_data_source_error(plainfield_dem, tmp_path):
+    data = plainfield_dem.read_bytes()
+    bad = tmp_path / "truncated.tif"
+    bad.write_bytes(data[: len(data) // 3])
+    with rasterio.open(plainfield_dem) as ds:
+        crs = ds.crs.to_wkt()
+        bounds = ds.bounds
+    area = box(bounds.left + 100, bounds.bottom + 100, bounds.right - 100, bounds.top - 100)
+    with pytest.raises(DataSourceError) as info:
+        steep_slopes(bad, "m", area, crs, polygons=False)
+    assert str(bad) in str(info.value)
+    with pytest.raises(DataSourceError):
+        steep_slopes(tmp_path / "missing.tif", "m", area, crs)
+
+
+# --------------------------------------------------------------------------- contours
+
+
+def test_contours_of_a_plane_fall_where_hand_worked(tmp_path):
+    """Plane z = 100 m + 0.05 x (x metres east of the DEM's west edge): the contour at level
+    L ft is the vertical line x = (L x 0.3048 - 100) / 0.05, every 2 ft."""
+    shape = (30, 60)
+    _rows, cols = np.indices(shape)
+    x = cols + 0.5
+    z = (100.0 + 0.05 * x).astype(np.float64)
+    dem = write_dem(tmp_path / "plane.tif", z)
+    x0, y0 = 500_000.0, 300_000.0
+    area = box(x0, y0 - 30, x0 + 60, y0)
+    gdf = contours_ft(dem, "m", area, "EPSG:3071", interval_ft=2.0, working_crs="EPSG:3071")
+    zmin_ft, zmax_ft = (100 + 0.05 * 0.5) / M_PER_FT, (100 + 0.05 * 59.5) / M_PER_FT
+    levels = np.arange(math.ceil(zmin_ft / 2) * 2, zmax_ft, 2.0)
+    assert sorted(set(gdf["elev_ft"])) == pytest.approx(list(levels))
+    for level, geom in zip(gdf["elev_ft"], gdf.geometry, strict=True):
+        xs = np.asarray(geom.coords)[:, 0]
+        expected_x = x0 + (level * M_PER_FT - 100.0) / 0.05
+        np.testing.assert_allclose(xs, expected_x, atol=1e-6)
+        assert geom.length == pytest.approx(29.0, abs=1e-6)  # centre of row 0 to row 29
+
+
+def test_contours_in_feet_dem_and_clipping(muncy_dem):
+    """Muncy elevations are feet: 10 ft contours are multiples of 10 and lie inside the area."""
+    area = box(2_229_000, 380_000, 2_230_000, 381_000).buffer(200)
+    gdf = contours_ft(
+        muncy_dem, "us_ft", area, "EPSG:2271", interval_ft=10.0, working_crs="EPSG:2271"
+    )
+    assert len(gdf) > 5
+    lv = gdf["elev_ft"].to_numpy()
+    np.testing.assert_allclose(lv / 10.0, np.round(lv / 10.0))
+    assert gdf.union_all().difference(area.buffer(1e-6)).length == pytest.approx(0.0, abs=1e-6)
+    with pytest.raises(InputError):
+        contours_ft(muncy_dem, "us_ft", area, "EPSG:2271", interval_ft=0)
+
+
+# --------------------------------------------------------------------------- contour interval
+
+
+def _layer(levels) -> gpd.GeoDataFrame:
+    return gpd.GeoDataFrame({"ELEV": levels}, geometry=[None] * len(levels), crs="EPSG:3071")
+
+
+def test_contour_interval_regular_with_index_contours_and_gaps():
+    # 2-ft contours, index contours every 10 ft repeated as separate features, one gap
+    levels = [*np.arange(800, 852, 2.0), *np.arange(800, 852, 10.0)]
+    levels.remove(820.0 + 4)
+    assert measure_contour_interval_ft(_layer(levels), "ELEV") == pytest.approx(2.0)
+
+
+def test_contour_interval_outvotes_a_stray_level():
+    levels = [*np.arange(100, 140, 5.0), 101.3]
+    assert measure_contour_interval_ft(_layer(levels), "ELEV") == pytest.approx(5.0)
+
+
+def test_contour_interval_converts_units():
+    levels = np.arange(200, 210, 0.5)  # 0.5 m contours
+    got = measure_contour_interval_ft(_layer(levels), "ELEV", units="m")
+    assert got == pytest.approx(0.5 / M_PER_FT, abs=1e-3)
+    got = measure_contour_interval_ft(_layer(np.arange(0, 50, 5.0)), "ELEV", units="us_ft")
+    assert got == pytest.approx(5.0 * M_PER_US_FT / M_PER_FT, abs=1e-3)
+
+
+def test_contour_interval_errors():
+    with pytest.raises(InputError, match="ELEV"):
+        measure_contour_interval_ft(_layer([100.0, 100.0]), "ELEV")
+    with pytest.raises(InputError, match="Z"):
+        measure_contour_interval_ft(_layer([100.0, 102.0]), "Z")
+    bad = gpd.GeoDataFrame({"ELEV": ["a", "b"]}, geometry=[None, None])
+    with pytest.raises(InputError):
+        measure_contour_interval_ft(bad, "ELEV")
