@@ -1,0 +1,71 @@
+"""The one error tree of georeview.
+
+Every error that bad input can cause derives from :class:`GeoReviewError`; each
+subclass also inherits the built-in exception it resembles (as rasterio does), so
+callers may catch either. The command line turns these into one line and exit
+code 2; the batch screens turn them into error rows. Anything else is a bug.
+"""
+
+from __future__ import annotations
+
+
+class GeoReviewError(Exception):
+    """Root of every error that georeview raises on purpose.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, in words a planner can act on.
+    path : str, optional
+        The file the problem was found in.
+    field : str, optional
+        The field, key or layer inside that file.
+    """
+
+    def __init__(self, message: str, *, path: object = None, field: str | None = None):
+        self.message = message
+        self.path = None if path is None else str(path)
+        self.field = field
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        """Return the error as one line: ``file: field: message``."""
+        parts = [p for p in (self.path, self.field) if p]
+        text = " ".join(str(self.message).split())
+        return ": ".join([*parts, text]) if parts else text
+
+
+class InputError(GeoReviewError, ValueError):
+    """A submission or layer that cannot be used as given."""
+
+
+class ConfigError(InputError):
+    """A TOML file (submission.toml, layers.toml, ordinance file) with wrong keys or types."""
+
+
+class CRSError(InputError):
+    """A missing, geographic-where-projected-is-needed, or unusable coordinate reference system."""
+
+
+class GeometryError(InputError):
+    """Empty geometry, or the wrong kind of geometry (a point where a polygon belongs)."""
+
+
+class DataSourceError(GeoReviewError, OSError):
+    """A file that is missing, unreadable, truncated or not the format it claims."""
+
+
+class CoverageError(InputError):
+    """A raster that does not cover the area the computation needs."""
+
+
+class UnitsError(InputError):
+    """Units that are unknown, or values implausible for the declared units."""
+
+
+class LimitError(InputError):
+    """An input larger than the configured limits (cells, features, bytes)."""
+
+
+class OutputError(GeoReviewError, OSError):
+    """An output that cannot be written (exists without --overwrite, disk full, ...)."""
