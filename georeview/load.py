@@ -1,0 +1,390 @@
+"""Load stage: read submissions and reference layers, check CRS, repair geometry.
+
+Everything that enters the pipeline passes through here once. Vectors come out
+in the working CRS (a projected CRS; EPSG:3071 unless layers.toml says another);
+rasters are never read here (the terrain stage reads windows of them in their
+own CRS). Each problem is raised as a :mod:`georeview.errors` error that names
+the file and, where it has one, the field.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pyogrio
+import shapely
+from pyproj import CRS
+from pyproj.exceptions import CRSError as PyprojCRSError
+
+from georeview.config import (
+    LayersConfig,
+    LayerSpec,
+    Submission,
+    load_layers_config,
+    load_submission_config,
+)
+from georeview.errors import CRSError, DataSourceError, GeometryError, LimitError
+
+log = logging.getLogger(__name__)
+
+#: Vector formats a submission may use, by suffix.
+VECTOR_SUFFIXES = (".geojson", ".json", ".shp", ".gpkg")
+#: Refuse layers with more features than this (memory safety; layers.toml may not raise it).
+MAX_FEATURES = 2_000_000
+#: Refuse a submission geometry file with more features than this.
+MAX_SUBMISSION_FEATURES = 10_000
+
+
+@dataclass(frozen=True)
+class Repair:
+    """One geometry repaired on loading, kept so the report can say so."""
+
+    path: str
+    feature: int
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict."""
+        return {"path": self.path, "feature": self.feature, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class LoadedSubmission:
+    """A validated submission: its config and its geometries in the working CRS."""
+
+    folder: Path
+    config: Submission
+    site: gpd.GeoDataFrame
+    disturbance: gpd.GeoDataFrame
+    disturbance_declared: bool
+    repairs: tuple[Repair, ...] = ()
+
+    @property
+    def site_geom(self) -> shapely.Geometry:
+        """The site as one (multi)polygon."""
+        return shapely.union_all(self.site.geometry.values)
+
+    @property
+    def disturbance_geom(self) -> shapely.Geometry:
+        """Disturbed areas as one (multi)polygon."""
+        return shapely.union_all(self.disturbance.geometry.values)
+
+
+@dataclass(frozen=True)
+class Layers:
+    """A municipality's reference layers, read lazily and cached per instance."""
+
+    folder: Path
+    config: LayersConfig
+    _cache: dict[tuple[str, tuple[float, ...] | None], gpd.GeoDataFrame] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    @property
+    def working_crs(self) -> CRS:
+        """The projected CRS for area and distance math."""
+        return to_crs(self.config.working_crs, path=self.folder / "layers.toml")
+
+    def spec(self, name: str) -> LayerSpec | None:
+        """Return the layers.toml table for ``name`` (``None`` when absent)."""
+        return getattr(self.config, name, None)
+
+    def path(self, name: str) -> Path | None:
+        """Return the file of layer ``name`` (``None`` when layers.toml has none)."""
+        spec = self.spec(name)
+        return None if spec is None else (self.folder / spec.path)
+
+    def has(self, name: str) -> bool:
+        """Whether layers.toml names layer ``name``."""
+        return self.spec(name) is not None
+
+    def read(
+        self, name: str, *, bbox: tuple[float, float, float, float] | None = None
+    ) -> gpd.GeoDataFrame | None:
+        """Read vector layer ``name`` in the working CRS, or ``None`` when absent.
+
+        Parameters
+        ----------
+        name : str
+            A layer table of layers.toml (``wetlands``, ``floodplain``, ...).
+        bbox : tuple of float, optional
+            ``(minx, miny, maxx, maxy)`` in the working CRS: read only features
+            that intersect it (a review reads only what is near the site).
+        """
+        spec = self.spec(name)
+        if spec is None:
+            return None
+        key = (name, None if bbox is None else tuple(round(v, 3) for v in bbox))
+        if key not in self._cache:
+            self._cache[key] = read_layer(
+                self.folder / spec.path,
+                self.working_crs,
+                layer=spec.layer,
+                bbox=bbox,
+                label=name,
+            )
+        return self._cache[key]
+
+
+def to_crs(value: Any, *, path: object = None, field: str | None = "working_crs") -> CRS:
+    """Turn any CRS input (``"EPSG:3071"``, WKT, a CRS) into a projected :class:`pyproj.CRS`."""
+    try:
+        crs = CRS.from_user_input(value)
+    except PyprojCRSError as exc:
+        raise CRSError(f"not a CRS: {value!r} ({exc})", path=path, field=field) from None
+    if not crs.is_projected:
+        raise CRSError(
+            f"{crs.name} is not projected; area and distance need a projected CRS "
+            "such as EPSG:3071",
+            path=path,
+            field=field,
+        )
+    return crs
+
+
+def _open_vector(
+    path: Path,
+    *,
+    layer: str | None,
+    bbox: tuple[float, float, float, float] | None,
+    label: str,
+    bbox_crs: CRS | None = None,
+) -> gpd.GeoDataFrame:
+    """Read a vector file, turning every driver failure into a DataSourceError."""
+    if not path.exists():
+        raise DataSourceError("file not found", path=path, field=label)
+    if path.suffix.lower() == ".shp":
+        for side in (".shx", ".dbf"):
+            if not path.with_suffix(side).exists() and not path.with_suffix(side.upper()).exists():
+                raise DataSourceError(
+                    f"shapefile is missing its {side} file (a shapefile is .shp + .shx + .dbf"
+                    " + .prj)",
+                    path=path,
+                    field=label,
+                )
+    try:
+        info = pyogrio.read_info(path, layer=layer)
+    except Exception as exc:  # pyogrio raises several driver-specific classes
+        raise DataSourceError(f"cannot open as a vector layer ({_short(exc)})", path=path) from None
+    if info.get("features", 0) > MAX_FEATURES:
+        raise LimitError(
+            f"{info['features']:,} features exceed the limit of {MAX_FEATURES:,}", path=path
+        )
+    if info.get("crs") is None:
+        raise CRSError(
+            "has no coordinate reference system (for a shapefile, the .prj file is missing)",
+            path=path,
+            field=label,
+        )
+    read_bbox = None
+    if bbox is not None and bbox_crs is not None:
+        read_bbox = _bbox_into(bbox, bbox_crs, info["crs"], path)
+    try:
+        gdf = pyogrio.read_dataframe(path, layer=layer, bbox=read_bbox)
+    except Exception as exc:
+        raise DataSourceError(f"cannot read features ({_short(exc)})", path=path) from None
+    return gdf
+
+
+def _bbox_into(
+    bbox: tuple[float, float, float, float], src: CRS, layer_crs: str, path: Path
+) -> tuple[float, float, float, float]:
+    """Return a bbox in ``src`` transformed into the layer's CRS (densified edges)."""
+    from pyproj import Transformer
+
+    try:
+        dst = CRS.from_user_input(layer_crs)
+    except PyprojCRSError as exc:
+        raise CRSError(f"unreadable CRS ({exc})", path=path) from None
+    t = Transformer.from_crs(src, dst, always_xy=True)
+    return tuple(t.transform_bounds(*bbox, densify_pts=21))  # type: ignore[return-value]
+
+
+def _short(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return text[:200]
+
+
+def read_layer(
+    path: Path,
+    working_crs: CRS,
+    *,
+    layer: str | None = None,
+    bbox: tuple[float, float, float, float] | None = None,
+    label: str = "layer",
+) -> gpd.GeoDataFrame:
+    """Read a reference layer and reproject it to the working CRS.
+
+    Invalid polygons are repaired with :func:`shapely.make_valid` (reference
+    layers are the municipality's; their repairs are logged, not reported);
+    empty geometries are dropped.
+    """
+    gdf = _open_vector(Path(path), layer=layer, bbox=bbox, label=label, bbox_crs=working_crs)
+    gdf = gdf[~(gdf.geometry.isna() | gdf.geometry.is_empty)]
+    invalid = ~gdf.geometry.is_valid
+    if invalid.any():
+        log.info("%s: repaired %d invalid geometries with make_valid", path, int(invalid.sum()))
+        gdf = gdf.set_geometry(gdf.geometry.make_valid())
+    return gdf.to_crs(working_crs)
+
+
+def read_polygons(
+    path: Path, working_crs: CRS, *, field: str, max_features: int = MAX_SUBMISSION_FEATURES
+) -> tuple[gpd.GeoDataFrame, tuple[Repair, ...]]:
+    """Read a submission's polygon file (site or disturbance), strictly.
+
+    Parameters
+    ----------
+    path : Path
+        GeoJSON, shapefile or GeoPackage with a declared CRS.
+    working_crs : pyproj.CRS
+        Projected CRS to reproject into.
+    field : str
+        The submission.toml key that named the file (for messages).
+    max_features : int
+        Refuse files with more features than this.
+
+    Returns
+    -------
+    (GeoDataFrame, tuple of Repair)
+        Polygons in the working CRS, and the repairs made.
+
+    Raises
+    ------
+    CRSError
+        The file declares no CRS.
+    GeometryError
+        No features, an empty geometry, or points/lines where a polygon belongs.
+    """
+    path = Path(path)
+    if path.suffix.lower() not in VECTOR_SUFFIXES:
+        raise DataSourceError(
+            f"unsupported format {path.suffix!r}; use GeoJSON, shapefile or GeoPackage",
+            path=path,
+            field=field,
+        )
+    gdf = _open_vector(path, layer=None, bbox=None, label=field)
+    if len(gdf) == 0:
+        raise GeometryError("contains no features", path=path, field=field)
+    if len(gdf) > max_features:
+        raise LimitError(
+            f"{len(gdf):,} features exceed the limit of {max_features:,}", path=path, field=field
+        )
+    geoms = gdf.geometry.values
+    missing = np.flatnonzero(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+    if missing.size:
+        raise GeometryError(
+            f"feature {int(missing[0])} has an empty geometry", path=path, field=field
+        )
+    types = shapely.get_type_id(geoms)
+    not_poly = np.flatnonzero(~np.isin(types, (3, 6)))
+    if not_poly.size:
+        i = int(not_poly[0])
+        raise GeometryError(
+            f"feature {i} is a {geoms[i].geom_type}, but a polygon is needed",
+            path=path,
+            field=field,
+        )
+    repairs: list[Repair] = []
+    valid = shapely.is_valid(geoms)
+    if not valid.all():
+        fixed = geoms.copy()
+        for i in np.flatnonzero(~valid):  # few features: a loop over invalid ones only
+            reason = shapely.is_valid_reason(geoms[i])
+            fixed[i] = _polygonal(shapely.make_valid(geoms[i]))
+            repairs.append(Repair(path.name, int(i), f"{reason}; repaired with make_valid"))
+            if fixed[i] is None or shapely.is_empty(fixed[i]):
+                raise GeometryError(
+                    f"feature {int(i)} is invalid ({reason}) and has no area once repaired",
+                    path=path,
+                    field=field,
+                )
+        gdf = gdf.set_geometry(gpd.GeoSeries(fixed, crs=gdf.crs, index=gdf.index))
+    out = gdf.to_crs(working_crs)
+    if not np.isfinite(out.total_bounds).all():
+        raise CRSError(
+            "coordinates do not transform to the working CRS (is the declared CRS right?)",
+            path=path,
+            field=field,
+        )
+    return out, tuple(repairs)
+
+
+def _polygonal(geom: shapely.Geometry) -> shapely.Geometry | None:
+    """Keep the polygonal part of a make_valid result (drop stray lines and points)."""
+    if geom.geom_type in ("Polygon", "MultiPolygon"):
+        return geom
+    parts = [g for g in getattr(geom, "geoms", []) if g.geom_type in ("Polygon", "MultiPolygon")]
+    return shapely.union_all(parts) if parts else None
+
+
+def load_layers(folder: Path) -> Layers:
+    """Read ``folder/layers.toml`` and check that every named file exists."""
+    folder = Path(folder)
+    toml_path = folder / "layers.toml"
+    cfg = load_layers_config(toml_path)
+    to_crs(cfg.working_crs, path=toml_path)
+    for name in type(cfg).model_fields:
+        spec = getattr(cfg, name)
+        if isinstance(spec, LayerSpec) and not (folder / spec.path).exists():
+            raise DataSourceError(
+                f"layer file {spec.path!r} not found", path=toml_path, field=f"{name}.path"
+            )
+    return Layers(folder=folder, config=cfg)
+
+
+def load_submission(folder: Path, working_crs: CRS | str = "EPSG:3071") -> LoadedSubmission:
+    """Read a submission folder: ``submission.toml`` and the geometry files it names.
+
+    Parameters
+    ----------
+    folder : Path
+        The submission folder.
+    working_crs : pyproj.CRS or str
+        The municipality's working CRS (projected).
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise DataSourceError("submission folder not found", path=folder)
+    toml_path = folder / "submission.toml"
+    cfg = load_submission_config(toml_path)
+    crs = to_crs(working_crs)
+    site, rep1 = read_polygons(_inside(folder, cfg.site, "site"), crs, field="site")
+    if cfg.disturbance:
+        dist, rep2 = read_polygons(
+            _inside(folder, cfg.disturbance, "disturbance"), crs, field="disturbance"
+        )
+        declared = True
+    else:
+        dist, rep2, declared = site, (), False
+    return LoadedSubmission(
+        folder=folder,
+        config=cfg,
+        site=site,
+        disturbance=dist,
+        disturbance_declared=declared,
+        repairs=rep1 + rep2,
+    )
+
+
+def _inside(folder: Path, name: str, field: str) -> Path:
+    """Resolve a file named in submission.toml, refusing paths that leave the folder."""
+    path = (folder / name).resolve()
+    if not path.is_relative_to(folder.resolve()):
+        raise DataSourceError(
+            f"{name!r} points outside the submission folder",
+            path=folder / "submission.toml",
+            field=field,
+        )
+    if not path.exists():
+        raise DataSourceError(
+            f"file {name!r} named in submission.toml not found",
+            path=folder / "submission.toml",
+            field=field,
+        )
+    return path
