@@ -220,24 +220,58 @@ class Judgement:
     exempt: bool | None = None
 
 
+class RulePart(_Strict):
+    """An extra rule file of a municipality (``<municipality>.<part>.toml``)."""
+
+    municipality: str
+    part: str
+    rules: tuple[Rule, ...] = Field(strict=False)
+
+
 @cache
 def load_ordinance(municipality: str) -> Ordinance:
-    """Load ``georeview/ordinances/<municipality>.toml`` (cached; the result is frozen)."""
-    name = f"{municipality}.toml"
-    res = resources.files("georeview.ordinances").joinpath(name)
+    """Load an ordinance: ``<municipality>.toml`` plus its ``<municipality>.*.toml`` parts.
+
+    Parts (site map, engineering, plan content) hold only ``[[rules]]``; they are
+    appended in file-name order. Rule ids must be unique across the files.
+    The result is cached and frozen.
+    """
+    pkg = resources.files("georeview.ordinances")
+    res = pkg.joinpath(f"{municipality}.toml")
     if not res.is_file():
         known = sorted(
             p.name[:-5]
-            for p in resources.files("georeview.ordinances").iterdir()
-            if p.name.endswith(".toml")
+            for p in pkg.iterdir()
+            if p.name.endswith(".toml") and p.name.count(".") == 1
         )
         raise ConfigError(
             f"no ordinance file for municipality {municipality!r}; known: {', '.join(known)}",
             field="municipality",
         )
     with resources.as_file(res) as path:
-        data = read_toml(path)
-        return parse_model(Ordinance, data, path)
+        ordinance: Ordinance = parse_model(Ordinance, read_toml(path), path)
+    rules = list(ordinance.rules)
+    parts = sorted(
+        p.name
+        for p in pkg.iterdir()
+        if p.name.startswith(f"{municipality}.")
+        and p.name.endswith(".toml")
+        and p.name.count(".") == 2
+    )
+    for name in parts:
+        with resources.as_file(pkg.joinpath(name)) as path:
+            part: RulePart = parse_model(RulePart, read_toml(path), path)
+            if part.municipality != municipality:
+                raise ConfigError(
+                    f"part is for {part.municipality!r}", path=path, field="municipality"
+                )
+            rules += part.rules
+    seen: set[str] = set()
+    for r in rules:
+        if r.id in seen:
+            raise ConfigError(f"rule id {r.id!r} appears twice", field="rules")
+        seen.add(r.id)
+    return ordinance.model_copy(update={"rules": tuple(rules)})
 
 
 def _fmt(template: str, **kw: Any) -> str:

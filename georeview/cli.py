@@ -1,0 +1,141 @@
+"""The ``georeview`` command line.
+
+Only this module configures logging and prints. Bad input ends with exit code 2
+and one line on stderr naming the file and the problem, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from georeview import __version__
+from georeview.errors import GeoReviewError, OutputError
+
+log = logging.getLogger("georeview")
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+
+
+def _review(args: argparse.Namespace) -> int:
+    from georeview.report import write_reports
+    from georeview.review import review
+
+    target = Path(args.submission)
+    out = Path(args.out)
+    if (out / "report.json").exists() and not args.overwrite:
+        raise OutputError("report.json exists; pass --overwrite to replace it", path=out)
+    result = review(target, Path(args.layers) if args.layers else None)
+    paths = write_reports(result, out, with_map=not args.no_map)
+    c = result.judgement
+    verdict = (
+        "cannot be determined (needs information)"
+        if c.regulated is None
+        else ("regulated" if c.regulated else "not regulated")
+    )
+    counts = result.to_dict()["summary"]["counts"]
+    if not args.quiet:
+        print(
+            f"{target.name}: {result.ordinance.short_name}: {verdict}"
+            + (f", {c.category}" if c.category else "")
+            + (", larger site" if c.larger_site else "")
+            + f"; jurisdiction {result.jurisdiction.status}; "
+            f"{counts['fail']} fail, {counts['needs_info']} need information"
+        )
+        for p in paths.values():
+            print(f"  wrote {p}")
+    return EXIT_OK
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from importlib import resources
+
+    from georeview.rules import load_ordinance
+
+    names = (
+        [args.municipality]
+        if args.municipality
+        else sorted(
+            p.name[:-5]
+            for p in resources.files("georeview.ordinances").iterdir()
+            if p.name.endswith(".toml")
+        )
+    )
+    for name in names:
+        o = load_ordinance(name)
+        print(f"# {o.title}")
+        for r in o.rules:
+            print(f"{r.citation:<28} {r.kind:<10} {r.id:<36} {r.title}")
+        print()
+    return EXIT_OK
+
+
+def _inspections(args: argparse.Namespace) -> int:
+    from georeview import inspections
+
+    return inspections.main(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the ``georeview`` command."""
+    parser = argparse.ArgumentParser(
+        prog="georeview",
+        description="Review construction-site erosion-control submissions against "
+        "Wisconsin village ordinances (Somers ch. 17, Deerfield ch. 31).",
+    )
+    parser.add_argument("--version", action="version", version=f"georeview {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
+    parser.add_argument("-q", "--quiet", action="store_true", help="only errors")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("review", help="review one submission folder")
+    p.add_argument("submission", help="submission folder (submission.toml + geometry files)")
+    p.add_argument("--out", required=True, help="output folder for report.json/html and map.html")
+    p.add_argument("--layers", help="layers folder (default: layers/<municipality>)")
+    p.add_argument("--overwrite", action="store_true", help="replace existing reports")
+    p.add_argument("--no-map", action="store_true", help="skip map.html")
+    p.set_defaults(func=_review)
+
+    p = sub.add_parser("rules", help="print every rule with its citation")
+    p.add_argument("municipality", nargs="?", help="somers or deerfield (default: all)")
+    p.set_defaults(func=_rules)
+
+    from georeview import inspections
+
+    p = sub.add_parser(
+        "inspections", help="check an inspection log against rainfall (17.09(E)(7), 31.12(2)(G))"
+    )
+    inspections.add_arguments(p)
+    p.set_defaults(func=_inspections)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = (
+        logging.ERROR
+        if args.quiet
+        else (
+            logging.DEBUG if args.verbose > 1 else logging.INFO if args.verbose else logging.WARNING
+        )
+    )
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except GeoReviewError as exc:
+        print(f"georeview: error: {exc.one_line()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("georeview: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,132 @@
+"""Report stage: one result dict → report.json and report.html.
+
+Both outputs are rendered from :meth:`georeview.review.Review.to_dict`; the HTML
+uses a Jinja2 template shipped in the package with autoescaping on, so text
+from a submission (names, descriptions, attribute values) is always escaped.
+Files are written to a temporary name and renamed, so a failed write never
+leaves a partial file that looks complete.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from georeview.errors import OutputError
+
+STATUS_ORDER = ("fail", "needs_info", "pass", "not_applicable")
+STATUS_LABEL = {
+    "fail": "Fails",
+    "needs_info": "Needs information",
+    "pass": "Passes",
+    "not_applicable": "Not applicable",
+}
+
+
+def _jsonable(value: Any) -> Any:
+    """Make a value strict-JSON safe: numpy scalars become Python, NaN becomes null."""
+    if hasattr(value, "item") and not isinstance(value, (list, tuple, dict, str)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def to_json(report: dict[str, Any]) -> str:
+    """Serialise a report dict as strict JSON (no NaN), two-space indented."""
+    return json.dumps(_jsonable(report), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def write_atomic(path: Path, text: str | bytes) -> Path:
+    """Write ``text`` to ``path`` through a temporary file in the same folder.
+
+    Raises
+    ------
+    OutputError
+        When the folder cannot be written (permissions, disk full).
+    """
+    path = Path(path)
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+        try:
+            # mkstemp creates 0600; give the report the permissions a normal file gets.
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise OutputError(f"cannot write ({exc.strerror or exc})", path=path) from None
+    return path
+
+
+def _env() -> Any:
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    env = Environment(
+        loader=PackageLoader("georeview", "templates"),
+        autoescape=select_autoescape(["html", "xml"], default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["num"] = _num
+    env.filters["pct"] = lambda v: "" if v is None else f"{100 * v:.1f} %"
+    return env
+
+
+def _num(value: Any, digits: int = 0) -> str:
+    """Format a number with thousands separators; ``None`` shows as an em dash."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return f"{value:,.{digits}f}"
+    return str(value)
+
+
+def render_html(report: dict[str, Any], *, map_file: str | None = "map.html") -> str:
+    """Render report.html from the report dict."""
+    grouped = {s: [f for f in report["findings"] if f["status"] == s] for s in STATUS_ORDER}
+    return (
+        _env()
+        .get_template("report.html")
+        .render(
+            r=report, grouped=grouped, order=STATUS_ORDER, labels=STATUS_LABEL, map_file=map_file
+        )
+    )
+
+
+def write_reports(review: Any, out_dir: Path, *, with_map: bool = True) -> dict[str, Path]:
+    """Write report.json, report.html and (optionally) map.html for one review."""
+    out_dir = Path(out_dir)
+    report = review.to_dict()
+    paths = {
+        "json": write_atomic(out_dir / "report.json", to_json(report)),
+    }
+    if with_map:
+        from georeview.webmap import build_map
+
+        paths["map"] = write_atomic(
+            out_dir / "map.html", build_map(review, report).get_root().render()
+        )
+    paths["html"] = write_atomic(
+        out_dir / "report.html", render_html(report, map_file="map.html" if with_map else None)
+    )
+    return paths

@@ -1,0 +1,350 @@
+"""The review pipeline: load → measure → judge → result.
+
+:func:`review` is the one entry point that the command line, the batch runner
+and tests call. It returns a :class:`Review`, whose :meth:`Review.to_dict` is
+the single source of report.json, report.html and the map popups.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import shapely
+
+from georeview import __version__
+from georeview.config import load_submission_config
+from georeview.errors import ConfigError, DataSourceError
+from georeview.jurisdiction import JurisdictionResult, Jurisdictions, build, locate
+from georeview.load import Layers, LoadedSubmission, load_layers, load_submission, to_crs
+from georeview.measure import Areas, floodway, measure_areas, sfha
+from georeview.rules import Judgement, Ordinance, judge, load_ordinance
+from georeview.units import M_PER_FT
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+#: Context read around a site: the 1/4-mile downstream reach plus a margin (metres).
+CONTEXT_M = 1320 * M_PER_FT + 250.0
+
+
+def find_layers_dir(municipality: str, start: Path | None = None) -> Path:
+    """Find ``layers/<municipality>`` for a submission that names no layers folder.
+
+    Looks in ``$GEOREVIEW_LAYERS``, then ``./layers``, then the folders above the
+    submission, then the source checkout that holds this package.
+    """
+    candidates: list[Path] = []
+    env = os.environ.get("GEOREVIEW_LAYERS")
+    if env:
+        candidates.append(Path(env) / municipality)
+    candidates.append(Path.cwd() / "layers" / municipality)
+    if start is not None:
+        candidates += [p / "layers" / municipality for p in Path(start).resolve().parents]
+    candidates.append(Path(__file__).resolve().parents[1] / "layers" / municipality)
+    for c in candidates:
+        if (c / "layers.toml").is_file():
+            return c
+    raise DataSourceError(
+        f"no layers folder for municipality {municipality!r} (looked for "
+        f"layers/{municipality}/layers.toml); pass --layers",
+        field="municipality",
+    )
+
+
+@dataclass(frozen=True)
+class Review:
+    """Everything one review found; ``to_dict()`` is report.json."""
+
+    submission: LoadedSubmission
+    layers: Layers
+    ordinance: Ordinance
+    jurisdiction: JurisdictionResult
+    areas: Areas
+    judgement: Judgement
+    facts: dict[str, Any]
+    terrain: dict[str, Any] = field(default_factory=dict)
+    extras: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    #: Geometries for the map (working CRS), keyed by layer name.
+    map_layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict, repr=False)
+    jurisdictions: Jurisdictions | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the report as a JSON-ready dict (DESIGN §2.4, schema_version 1)."""
+        cfg = self.submission.config
+        j = self.judgement
+        measures = self.areas.to_dict()
+        measures.update(
+            {
+                "steep_slope_area_sqft": self.terrain.get("steep_slope_area_sqft"),
+                "steep_slope_area_gt_sqft": self.terrain.get("steep_slope_area_gt_sqft"),
+                "max_slope_pct": self.terrain.get("max_slope_pct"),
+                "downstream": self.terrain.get(
+                    "downstream",
+                    {
+                        "reaches_water_within_quarter_mile": None,
+                        "distance_ft": None,
+                        "receiving_feature": None,
+                    },
+                ),
+                "soil_loss_tons_per_acre_year": self.extras.get("soil_loss_tons_per_acre_year"),
+                "peak_flow_cfs": self.extras.get("peak_flow_cfs"),
+            }
+        )
+        findings = [f.to_dict() for f in j.findings]
+        counts = dict.fromkeys(("pass", "fail", "needs_info", "not_applicable"), 0)
+        for f in j.findings:
+            counts[f.status] += 1
+        category_label = (
+            self.ordinance.category_labels.get(j.category, j.category) if j.category else None
+        )
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "georeview_version": __version__,
+            "municipality": self.ordinance.municipality,
+            "ordinance": {
+                "title": self.ordinance.title,
+                "short_name": self.ordinance.short_name,
+                "source": self.ordinance.source,
+                "notes": self.ordinance.notes,
+            },
+            "submission": {
+                "folder": self.submission.folder.name,
+                "name": cfg.name,
+                "applicant": cfg.applicant,
+                "description": cfg.description,
+                "application_date": _iso(cfg.application_date),
+                "site_file": cfg.site,
+                "disturbance_file": cfg.disturbance,
+                "disturbance_declared": self.submission.disturbance_declared,
+                "activity": cfg.activity.model_dump(mode="json"),
+                "site_map": cfg.site_map.model_dump(mode="json"),
+            },
+            "layers": {
+                "folder": str(self.layers.folder),
+                "working_crs": self.layers.config.working_crs,
+                "synthetic": sorted(
+                    n
+                    for n in type(self.layers.config).model_fields
+                    if getattr(getattr(self.layers.config, n), "synthetic", False)
+                ),
+            },
+            "jurisdiction": {
+                **self.jurisdiction.to_dict(),
+                "village": self.layers.config.village_name
+                or (self.jurisdictions.village.name if self.jurisdictions else None),
+            },
+            "measures": measures,
+            "classification": {
+                "regulated": j.regulated,
+                "category": j.category,
+                "category_label": category_label,
+                "larger_site": j.larger_site,
+                "extraordinary": j.flags.get("extraordinary"),
+                "reached": j.reached,
+                "exempt": j.exempt,
+            },
+            "summary": {
+                "counts": counts,
+                "fail": [f"{f.citation}: {f.message}" for f in j.findings if f.status == "fail"],
+                "needs_info": [
+                    f"{f.citation}: {f.message}" for f in j.findings if f.status == "needs_info"
+                ],
+            },
+            "findings": findings,
+            **{k: v for k, v in self.extras.items() if k not in measures},
+            "repairs": [r.to_dict() for r in self.submission.repairs],
+            "warnings": list(self.warnings),
+        }
+
+
+def _iso(d: Any) -> str | None:
+    return None if d is None else d.isoformat()
+
+
+def resolve_layers(submission_dir: Path, layers_dir: Path | None) -> tuple[Path, str]:
+    """Return the layers folder and municipality for a submission."""
+    cfg = load_submission_config(Path(submission_dir) / "submission.toml")
+    folder = Path(layers_dir) if layers_dir else find_layers_dir(cfg.municipality, submission_dir)
+    return folder, cfg.municipality
+
+
+def jurisdictions_for(layers: Layers) -> Jurisdictions:
+    """Compute the village's extraterritorial area from its boundary layers."""
+    cfg = layers.config
+    toml = layers.folder / "layers.toml"
+    if cfg.boundary is None:
+        raise ConfigError("a [boundary] layer is required", path=toml, field="boundary")
+    boundary = layers.read("boundary")
+    if boundary is None or boundary.empty:
+        raise DataSourceError("the boundary layer has no features", path=layers.path("boundary"))
+    neighbours = layers.read("neighbors")
+    if neighbours is None:
+        neighbours = gpd.GeoDataFrame({"CTV": [], "MCD_NAME": []}, geometry=[], crs=boundary.crs)
+    nb = cfg.neighbors
+    return build(
+        shapely.union_all(boundary.geometry.values),
+        cfg.village_name or cfg.municipality.title(),
+        neighbours,
+        kind_field=nb.kind_field if nb else "CTV",
+        name_field=nb.name_field if nb else "MCD_NAME",
+        city_class=dict(nb.city_class) if nb else {},
+    )
+
+
+def review(
+    submission_dir: Path,
+    layers_dir: Path | None = None,
+    *,
+    layers: Layers | None = None,
+    jurisdictions: Jurisdictions | None = None,
+    with_terrain: bool = True,
+) -> Review:
+    """Review one submission folder against its municipality's ordinance.
+
+    Parameters
+    ----------
+    submission_dir : Path
+        Folder with submission.toml and its geometry files.
+    layers_dir : Path, optional
+        The municipality's layers folder; found from submission.toml when omitted.
+    layers, jurisdictions : optional
+        Already-loaded layers and extraterritorial areas (a batch computes them once).
+    with_terrain : bool
+        Run the DEM-based measures when the layers have a DEM.
+    """
+    submission_dir = Path(submission_dir)
+    if layers is None:
+        folder, _ = resolve_layers(submission_dir, layers_dir)
+        layers = load_layers(folder)
+    crs = to_crs(layers.config.working_crs, path=layers.folder / "layers.toml")
+    sub = load_submission(submission_dir, crs)
+    if sub.config.municipality != layers.config.municipality:
+        raise ConfigError(
+            f"submission is for {sub.config.municipality!r} but the layers are for "
+            f"{layers.config.municipality!r}",
+            path=submission_dir / "submission.toml",
+            field="municipality",
+        )
+    ordinance = load_ordinance(layers.config.municipality)
+    if jurisdictions is None:
+        jurisdictions = jurisdictions_for(layers)
+    site = sub.site_geom
+    disturbance = sub.disturbance_geom
+    warnings: list[str] = []
+    if sub.disturbance_declared and not shapely.covers(shapely.buffer(site, 0.5), disturbance):
+        warnings.append(
+            "The disturbance extends outside the site boundary; only the part inside the "
+            "site is counted."
+        )
+    if not sub.disturbance_declared:
+        warnings.append("No disturbance file: the whole site is taken as disturbed (DESIGN §2.2).")
+    bbox = tuple(shapely.bounds(shapely.buffer(site, CONTEXT_M)))
+    wetlands = layers.read("wetlands", bbox=bbox)
+    fp_raw = layers.read("floodplain", bbox=bbox)
+    fp_spec = layers.config.floodplain
+    fp_sfha = fp_ways = None
+    if fp_raw is not None and fp_spec is not None:
+        fp_sfha = sfha(fp_raw, fp_spec.zone_field, fp_spec.sfha_field)
+        fp_ways = floodway(fp_raw, fp_spec.subtype_field)
+    areas = measure_areas(
+        site, disturbance, crs, wetlands=wetlands, floodplain_sfha=fp_sfha, floodways=fp_ways
+    )
+    where = locate(site, jurisdictions, unit_m=float(crs.axis_info[0].unit_conversion_factor))
+    hydro = layers.read("hydrography", bbox=bbox)
+    terrain: dict[str, Any] = {}
+    map_extra: dict[str, gpd.GeoDataFrame] = {}
+    if with_terrain:
+        terrain, map_extra, terr_warn = measure_terrain(
+            layers, site, disturbance, crs, hydro=hydro, wetlands=wetlands
+        )
+        warnings += terr_warn
+    facts = build_facts(sub, areas, where, terrain)
+    judgement = judge(ordinance, facts)
+    map_layers = {
+        "wetlands": wetlands,
+        "floodplain": fp_raw,
+        "hydrography": hydro,
+        "soils": layers.read("soils", bbox=bbox),
+        **map_extra,
+    }
+    return Review(
+        submission=sub,
+        layers=layers,
+        ordinance=ordinance,
+        jurisdiction=where,
+        areas=areas,
+        judgement=judgement,
+        facts=facts,
+        terrain=terrain,
+        warnings=tuple(warnings),
+        map_layers={k: v for k, v in map_layers.items() if v is not None},
+        jurisdictions=jurisdictions,
+    )
+
+
+def measure_terrain(
+    layers: Layers,
+    site: shapely.Geometry,
+    disturbance: shapely.Geometry,
+    crs: Any,
+    *,
+    hydro: gpd.GeoDataFrame | None,
+    wetlands: gpd.GeoDataFrame | None,
+) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[str]]:
+    """Slopes and the downstream trace from the DEM (filled by the terrain stage)."""
+    return {}, {}, []
+
+
+def build_facts(
+    sub: LoadedSubmission,
+    areas: Areas,
+    where: JurisdictionResult,
+    terrain: dict[str, Any],
+) -> dict[str, Any]:
+    """Flatten everything the rules read into one dict of dotted names."""
+    cfg = sub.config
+    act = cfg.activity
+    facts: dict[str, Any] = {
+        "jurisdiction.status": where.status,
+        **{
+            f"jurisdiction.share.{s}": where.share(s)
+            for s in ("village", "extraterritorial", "outside")
+        },
+        "site_area_sqft": areas.site_area_sqft,
+        "disturbed_area_sqft": areas.disturbed_area_sqft,
+        "disturbed_area_acres": areas.disturbed_area_acres,
+        "disturbed_at_once_acres": (
+            act.max_disturbed_at_once_acres
+            if act.max_disturbed_at_once_acres is not None
+            else areas.disturbed_area_acres
+        ),
+        "wetland_area_sqft": areas.wetland_area_sqft,
+        "wetland_in_disturbance_sqft": areas.wetland_in_disturbance_sqft,
+        "floodplain_area_sqft": areas.floodplain_area_sqft,
+        "floodplain_in_disturbance_sqft": areas.floodplain_in_disturbance_sqft,
+        "floodway_present": areas.floodway_present,
+    }
+    for name, value in act.model_dump().items():
+        facts[f"activity.{name}"] = tuple(value) if isinstance(value, list) else value
+    sm = cfg.site_map
+    facts["site_map.scale_ft_per_inch"] = sm.scale_ft_per_inch
+    facts["site_map.contour_interval_ft"] = terrain.get(
+        "measured_contour_interval_ft", sm.contour_interval_ft
+    )
+    facts["site_map.grid"] = True if sm.grid_layer else sm.grid
+    for key in ("steep_slope_area_sqft", "steep_slope_area_gt_sqft", "max_slope_pct"):
+        facts[key] = terrain.get(key)
+    steep = facts["steep_slope_area_sqft"]
+    plan_steep = cfg.plan.get("steep_slope_minimization")
+    facts["steep_slopes_addressed"] = (
+        True if steep == 0 else (None if plan_steep is None else bool(plan_steep))
+    )
+    for key, value in cfg.plan.items():
+        facts[f"plan.{key}"] = value
+    return facts
