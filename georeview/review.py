@@ -266,6 +266,13 @@ def review(
         warnings += terr_warn
     facts = build_facts(sub, areas, where, terrain)
     judgement = judge(ordinance, facts)
+    extras: dict[str, Any] = {}
+    if judgement.regulated is not False:
+        # Fees and deadlines depend on the category the first pass found; the
+        # second pass lets the fee and security rules quote the amounts.
+        extras.update(procedure(sub, judgement.category, ordinance.municipality))
+        facts.update(extras.pop("_facts"))
+        judgement = judge(ordinance, facts)
     map_layers = {
         "wetlands": wetlands,
         "floodplain": fp_raw,
@@ -282,6 +289,7 @@ def review(
         judgement=judgement,
         facts=facts,
         terrain=terrain,
+        extras=extras,
         warnings=tuple(warnings),
         map_layers={k: v for k, v in map_layers.items() if v is not None},
         jurisdictions=jurisdictions,
@@ -299,6 +307,50 @@ def measure_terrain(
 ) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[str]]:
     """Slopes and the downstream trace from the DEM (filled by the terrain stage)."""
     return {}, {}, []
+
+
+def procedure(sub: LoadedSubmission, category: str | None, municipality: str) -> dict[str, Any]:
+    """Deadlines (georeview.calendar) and money (georeview.fees) for a regulated site.
+
+    Returns the report sections ``deadlines`` and ``fees``, and under ``_facts``
+    the amounts the fee and security rules read.
+    """
+    from georeview.calendar import deadlines
+    from georeview.fees import money
+
+    act = sub.config.activity
+    fees = money(
+        municipality,
+        category=category,
+        control_cost_usd=act.control_cost_usd,
+        plat_fee_paid=act.plat_fee_paid,
+        building_permit_fee_paid=act.building_permit_fee_paid,
+    )
+    by_id = {item.id: item for item in fees.items}
+    app = by_id.get("application_fee")
+    sec = by_id.get("security")
+    out: dict[str, Any] = {
+        "fees": fees.to_dict(),
+        "_facts": {
+            "fees.application_usd": (
+                app.amount_usd if app and app.status in ("due", "waived") else None
+            ),
+            "fees.security_usd": sec.amount_usd if sec else None,
+        },
+    }
+    if sub.config.application_date is not None:
+        out["deadlines"] = [
+            d.to_dict()
+            for d in deadlines(
+                municipality,
+                application_date=sub.config.application_date,
+                category=category,
+                building_permit_days=act.building_permit_days,
+            )
+        ]
+    else:
+        out["deadlines"] = []
+    return out
 
 
 def build_facts(
