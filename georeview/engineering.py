@@ -563,7 +563,7 @@ def _composite(
         return None, f"no {label} cover table declared (hydrology.{label})"
     rows: list[tuple[float, str, str]] = []
     for part in parts:
-        acres = part.acres if part.acres is not None else part.fraction * area_acres  # type: ignore[operator]
+        acres = part.acres if part.acres is not None else float(part.fraction or 0) * area_acres
         if part.hsg == "from_soils":
             if shares is None:
                 return None, (
