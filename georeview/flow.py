@@ -1,0 +1,696 @@
+"""Downstream trace: does site stormwater reach a surface water or wetland within 1/4 mile.
+
+Somers 17.10(B)(4)(h) asks the site map to show where stormwater discharges to a surface
+water or wetland within 1/4 mile downstream. This module finds the discharge points (site
+cells whose D8 flow leaves the site) on the DEM and follows the D8 path from each for
+1,320 ft.
+
+Flow directions come from pyflwdir (MIT): priority-flood depression filling (Wang & Liu,
+2006), which also routes every flat and pit to an outlet, so a trace never stops in a pit or
+on a flat. Before filling, mapped streams, water bodies and wetlands are *burned in as sinks*
+(lowered below every other cell and seeded as outlets, as DESIGN §1 asks): a trace ends where
+it meets them and a kettle lake below its basin's rim is not filled over. A path *meets* a
+mapped feature when it enters a cell whose centre lies within 1.5 cells of the feature, so a
+stream that the DEM's own channel misses by a cell still counts.
+
+The DEM window is the site's bounds grown by the trace length and a margin. Because the
+filled surface of a depression can depend on what lies beyond the window, the window is
+grown (doubling the margin) whenever a path crosses a filled depression that touches a
+window side that is not the raster's edge; so results do not depend on the initial margin.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from georeview.errors import CoverageError, InputError
+from georeview.terrain import DemWindow, geometry_to_crs, read_dem_window
+from georeview.units import FT_PER_MILE, M_PER_FT
+
+if TYPE_CHECKING:
+    import geopandas as gpd
+    from shapely.geometry.base import BaseGeometry
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["QUARTER_MILE_FT", "DischargePoint", "DownstreamResult", "trace_downstream"]
+
+#: 1/4 mile in feet (Somers 17.10(B)(4)(h)).
+QUARTER_MILE_FT = FT_PER_MILE / 4.0
+
+#: Mapped features count within this many cells of the path.
+_MEET_BUFFER_CELLS = 1.5
+
+#: How many times the window may be doubled before giving up on window independence.
+_MAX_GROWTH = 3
+
+
+@dataclass(frozen=True)
+class DischargePoint:
+    """One place where D8 flow leaves the site, and where its path goes.
+
+    Attributes
+    ----------
+    x, y : float
+        Centre of the last site cell on the path, in the working CRS.
+    contributing_area_sqft : float
+        Site area that drains through this cell.
+    reaches_water : bool or None
+        Whether the path meets a mapped water or wetland within the trace length
+        (None when the DEM does not cover the path).
+    distance_ft : float or None
+        Path length from this cell's centre to the first cell meeting the feature.
+    receiving_feature : str or None
+        Name (or ``water <id>`` / ``wetland <id>``) of the feature met.
+    """
+
+    x: float
+    y: float
+    contributing_area_sqft: float
+    reaches_water: bool | None
+    distance_ft: float | None
+    receiving_feature: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict."""
+        return {
+            "x": self.x,
+            "y": self.y,
+            "contributing_area_sqft": self.contributing_area_sqft,
+            "reaches_water": self.reaches_water,
+            "distance_ft": self.distance_ft,
+            "receiving_feature": self.receiving_feature,
+        }
+
+
+@dataclass(frozen=True)
+class DownstreamResult:
+    """Result of the 1/4-mile downstream trace (report.json ``measures.downstream``).
+
+    Attributes
+    ----------
+    reaches_water_within_quarter_mile : bool or None
+        True when the path from any discharge point meets a mapped surface water or
+        wetland within *length_ft*; None when that cannot be told (see *reason*).
+    distance_ft : float or None
+        Shortest path length from a discharge point to the receiving feature.
+    receiving_feature : str or None
+        The feature met at *distance_ft*.
+    discharge_points : tuple of DischargePoint
+        The discharge points, largest contributing area first (at most ``max_points``,
+        always including the one that gives *distance_ft*).
+    path : shapely geometry or None
+        MultiLineString of the traced paths of *discharge_points*, in the working CRS.
+    reason : str or None
+        Why *reaches_water_within_quarter_mile* is None.
+    length_ft : float
+        Trace length (1,320 ft).
+    """
+
+    reaches_water_within_quarter_mile: bool | None
+    distance_ft: float | None
+    receiving_feature: str | None
+    discharge_points: tuple[DischargePoint, ...] = ()
+    path: BaseGeometry | None = field(default=None, compare=False, repr=False)
+    reason: str | None = None
+    length_ft: float = QUARTER_MILE_FT
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict (the path geometry goes to the map, not here)."""
+        return {
+            "reaches_water_within_quarter_mile": self.reaches_water_within_quarter_mile,
+            "distance_ft": self.distance_ft,
+            "receiving_feature": self.receiving_feature,
+            "discharge_points": [p.to_dict() for p in self.discharge_points],
+            "reason": self.reason,
+            "length_ft": self.length_ft,
+        }
+
+
+# --------------------------------------------------------------------------- features
+
+
+def _feature_label(value: Any, fid: Any, kind: str) -> str:
+    """Name of a feature, or ``<kind> <id>`` when it has none."""
+    if value is not None and not (isinstance(value, float) and math.isnan(value)):
+        text = str(value).strip()
+        if text and text.lower() not in {"nan", "none", "null", "unnamed"}:
+            return text
+    return f"{kind} {fid}"
+
+
+def _features_in_dem_crs(
+    layers: list[tuple[gpd.GeoDataFrame, str | None, str | None, str]],
+    win: DemWindow,
+) -> tuple[list[Any], list[str]]:
+    """Reproject the mapped features into the DEM CRS, clipped to the window; label them."""
+    import shapely
+
+    rows, cols = win.elev.shape
+    tf = win.transform
+    xmin, ymax = tf.c, tf.f
+    xmax, ymin = tf.c + tf.a * cols, tf.f + tf.e * rows
+    pad = 2 * max(win.xres, win.yres)
+    frame = shapely.box(xmin - pad, ymin - pad, xmax + pad, ymax + pad)
+    geoms: list[Any] = []
+    labels: list[str] = []
+    for gdf, name_field, id_field, kind in layers:
+        if gdf is None or len(gdf) == 0:
+            continue
+        if gdf.crs is None:
+            raise InputError(f"the {kind} layer has no CRS")
+        local = gdf.to_crs(win.crs)
+        geo = np.asarray(local.geometry.values, dtype=object)
+        keep = ~(shapely.is_missing(geo) | shapely.is_empty(geo))
+        geo = shapely.make_valid(geo[keep])
+        sub = local[keep]
+        hit = shapely.intersects(geo, frame)
+        names = sub[name_field] if name_field and name_field in sub.columns else None
+        ids = sub[id_field] if id_field and id_field in sub.columns else sub.index
+        for i in np.flatnonzero(hit):
+            g = geo[i].intersection(frame)
+            if g.is_empty:
+                continue
+            name = None if names is None else names.iloc[i]
+            geoms.append(g)
+            labels.append(_feature_label(name, ids[i], kind))
+    return geoms, labels
+
+
+def _rasterize_features(geoms: list[Any], win: DemWindow) -> tuple[np.ndarray, np.ndarray]:
+    """Return (sink mask, meet codes): burned cells and 1-based feature codes of meet cells."""
+    from rasterio.features import rasterize
+
+    shape = win.elev.shape
+    if not geoms:
+        return np.zeros(shape, bool), np.zeros(shape, np.int32)
+    sink = rasterize(
+        ((g, 1) for g in geoms),
+        out_shape=shape,
+        transform=win.transform,
+        all_touched=True,
+        dtype="uint8",
+    ).astype(bool)
+    buf = _MEET_BUFFER_CELLS * max(win.xres, win.yres)
+    # Later shapes overwrite earlier ones; draw in reverse so the first listed wins.
+    order = range(len(geoms) - 1, -1, -1)
+    meet = rasterize(
+        ((geoms[i].buffer(buf), i + 1) for i in order),
+        out_shape=shape,
+        transform=win.transform,
+        all_touched=False,
+        dtype="int32",
+    )
+    # a burned cell always meets its feature (it may lie beyond the buffer's centres rule)
+    miss = sink & (meet == 0)
+    if miss.any():
+        touched = rasterize(
+            ((geoms[i], i + 1) for i in order),
+            out_shape=shape,
+            transform=win.transform,
+            all_touched=True,
+            dtype="int32",
+        )
+        meet[miss] = touched[miss]
+    return sink, meet
+
+
+# --------------------------------------------------------------------------- routing
+
+
+#: pyflwdir's D8 code for flow towards the neighbour at (dr, dc) (ESRI convention).
+_D8_CODE = {
+    (-1, -1): 32,
+    (-1, 0): 64,
+    (-1, 1): 128,
+    (0, -1): 16,
+    (0, 1): 1,
+    (1, -1): 8,
+    (1, 0): 4,
+    (1, 1): 2,
+}
+
+
+def _d8_with_sinks(
+    elev: np.ndarray, sink: np.ndarray, xres: float, yres: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Burn sinks, fill depressions and return (D8 array, fill depth).
+
+    pyflwdir's priority flood (Wang & Liu 2006) fills the depressions and gives every cell
+    a direction towards the cell that flooded it; on slopes that is the lowest neighbour with
+    ties broken by row, not the steepest one (a plane sloping east would drain north-east),
+    and across flats it wanders row by row. So: cells with a lower neighbour on the filled
+    surface take the steepest-descent direction (drop / distance); cells of flats and filled
+    depressions flow along the shortest path over their flat to its nearest spill cell
+    (:func:`_resolve_flats`); only cells that reach no spill cell keep the flood's direction.
+    """
+    from pyflwdir.dem import fill_depressions
+    from scipy.ndimage import binary_erosion
+
+    z = elev.astype(np.float32, copy=True)
+    valid = np.isfinite(z)
+    if sink.any():
+        z[sink & valid] = np.float32(np.nanmin(z) - 1.0)
+    edge = valid & ~binary_erosion(valid, structure=np.ones((3, 3), bool), border_value=0)
+    seeds = np.flatnonzero(edge | (sink & valid))
+    filled, d8 = fill_depressions(z, idxs_pit=seeds, nodata=np.float32(np.nan))
+    depth = filled - z
+    depth[~valid] = 0.0
+    # Filling adds float32 differences, so "equal" heights may differ by an ulp or two.
+    tol = 8.0 * float(np.finfo(np.float32).eps) * max(1.0, float(np.nanmax(np.abs(filled))))
+    rows, cols = filled.shape
+    pad = np.pad(np.where(valid, filled, np.inf).astype(np.float64), 1, constant_values=np.inf)
+    centre = pad[1:-1, 1:-1]
+    best = np.zeros((rows, cols), dtype=np.float64)
+    code = np.zeros((rows, cols), dtype=np.uint8)
+    for (dr, dc), c in _D8_CODE.items():
+        dist = float(np.hypot(dr * yres, dc * xres))
+        nb = pad[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols]
+        drop = (centre - nb) / dist
+        better = (drop > best) & (centre - nb > tol)
+        best[better] = drop[better]
+        code[better] = c
+    del best
+    pit = sink | edge  # outlets of the flood
+    code[~valid | sink] = 0
+    flat = valid & ~pit & (code == 0)
+    if flat.any():
+        code = _resolve_flats(pad, flat, code, pit, tol, xres, yres)
+    out = np.where(code > 0, code, d8)
+    # pyflwdir also gives flood seeds a direction (towards the neighbour that popped first,
+    # e.g. along the window's edge); outlets must stay pits.
+    out[pit & (code == 0)] = 0
+    return out, depth
+
+
+def _resolve_flats(
+    pad: np.ndarray,
+    flat: np.ndarray,
+    code: np.ndarray,
+    pit: np.ndarray,
+    tol: float,
+    xres: float,
+    yres: float,
+) -> np.ndarray:
+    """Route flat cells along the shortest path over the flat to its nearest spill cell.
+
+    A spill cell is a cell of the same height that already drains (a steepest-descent
+    direction, or an outlet). Shortest paths come from scipy's multi-source Dijkstra over the
+    graph of 8-neighbour pairs of equal height (within *tol*), weighted by step length; each
+    flat cell then points to its predecessor on that path, so no loop can form.
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import dijkstra
+
+    rows, cols = flat.shape
+    n = rows * cols
+    centre = pad[1:-1, 1:-1]
+    drains = (code > 0) | pit
+    node = flat | drains
+    src_list, dst_list, w_list = [], [], []
+    idx = np.arange(n, dtype=np.int64).reshape(rows, cols)
+    # half of the neighbourhood: the graph is undirected
+    for dr, dc in ((0, 1), (1, -1), (1, 0), (1, 1)):
+        r0, r1 = max(0, -dr), rows - max(0, dr)
+        c0, c1 = max(0, -dc), cols - max(0, dc)
+        a = (slice(r0, r1), slice(c0, c1))
+        b = (slice(r0 + dr, r1 + dr), slice(c0 + dc, c1 + dc))
+        same = np.abs(centre[a] - centre[b]) <= tol
+        # an edge touches at least one flat cell and joins two graph nodes
+        keep = same & node[a] & node[b] & (flat[a] | flat[b])
+        src_list.append(idx[a][keep])
+        dst_list.append(idx[b][keep])
+        w_list.append(np.full(int(keep.sum()), float(np.hypot(dr * yres, dc * xres))))
+    src = np.concatenate(src_list)
+    dst = np.concatenate(dst_list)
+    w = np.concatenate(w_list)
+    sources = np.flatnonzero((drains & node).ravel())
+    used = np.unique(np.concatenate([src, dst]))
+    sources = np.intersect1d(sources, used)
+    if sources.size == 0:
+        return code
+    # compact numbering of the nodes that take part
+    pos = np.searchsorted(used, src), np.searchsorted(used, dst)
+    m = used.size
+    graph = coo_matrix((w, pos), shape=(m, m)).tocsr()
+    _, pred, _ = dijkstra(
+        graph,
+        directed=False,
+        indices=np.searchsorted(used, sources),
+        min_only=True,
+        return_predecessors=True,
+    )
+    flat_nodes = np.flatnonzero(flat.ravel()[used])
+    p = pred[flat_nodes]
+    ok = p >= 0
+    cell = used[flat_nodes[ok]]
+    nxt = used[p[ok]]
+    dr = nxt // cols - cell // cols
+    dc = nxt % cols - cell % cols
+    lut = np.zeros((3, 3), dtype=np.uint8)
+    for (rr, cc), c in _D8_CODE.items():
+        lut[rr + 1, cc + 1] = c
+    out = code.copy()
+    out.ravel()[cell] = lut[dr + 1, dc + 1]
+    return out
+
+
+def _step_lengths(path: np.ndarray, ncol: int, xres: float, yres: float) -> np.ndarray:
+    """Cumulative path length (CRS units) at each cell of a linear-index path."""
+    r, c = np.divmod(path.astype(np.int64), ncol)
+    steps = np.hypot(np.diff(c) * xres, np.diff(r) * yres)
+    return np.concatenate([[0.0], np.cumsum(steps)])
+
+
+@dataclass(frozen=True)
+class _Trace:
+    start: int
+    cells: np.ndarray  # linear indices, truncated at the meet cell or the length
+    reaches: bool | None
+    distance_ft: float | None
+    feature_code: int
+    grow: bool  # the window must grow for a trustworthy answer
+    uncovered: bool  # left the DEM / entered nodata before the length
+
+
+def _classify(
+    idx0: int,
+    path: np.ndarray,
+    idxs_ds: np.ndarray,
+    meet_flat: np.ndarray,
+    filled_flat: np.ndarray,
+    edge_touch: set[int],
+    win: DemWindow,
+    length_ft: float,
+) -> _Trace:
+    """Classify how one D8 path ends (pyflwdir stops it at a meet cell, a pit or the length)."""
+    ncol = win.elev.shape[1]
+    ft_per_unit = win.h_m_per_unit / M_PER_FT
+    dist_ft = _step_lengths(path, ncol, win.xres, win.yres) * ft_per_unit
+    within = dist_ft <= length_ft * (1.0 + 1e-9)
+    path, dist_ft = path[within], dist_ft[within]
+    labs = filled_flat[path]
+    grow = bool(edge_touch.intersection(np.unique(labs[labs > 0]).tolist()))
+    hit = meet_flat[path] > 0
+    if hit.any():
+        k = int(np.argmax(hit))
+        return _Trace(
+            idx0, path[: k + 1], True, float(dist_ft[k]), int(meet_flat[path[k]]), grow, False
+        )
+    end = int(path[-1])
+    cell_ft = max(win.xres, win.yres) * ft_per_unit
+    if int(idxs_ds[end]) == end and dist_ft[-1] < length_ft - 1.5 * cell_ft:
+        # a pit that is not a mapped feature: the window's edge or the data's edge
+        r, c = divmod(end, ncol)
+        rows = win.elev.shape[0]
+        on_side = (r == 0, r == rows - 1, c == 0, c == ncol - 1)
+        at_raster = win.touches_raster_edge
+        inner_side = any(s and not a for s, a in zip(on_side, at_raster, strict=True))
+        return _Trace(idx0, path, None, None, 0, grow or inner_side, not inner_side)
+    return _Trace(idx0, path, False, None, 0, grow, False)
+
+
+def _filled_regions(depth: np.ndarray, win: DemWindow) -> tuple[np.ndarray, set[int]]:
+    """Label filled depressions; return labels and those touching an inner window side."""
+    from scipy.ndimage import label
+
+    labels, _ = label(depth > 0, structure=np.ones((3, 3), bool))
+    top, bottom, left, right = win.touches_raster_edge
+    sides = []
+    if not top:
+        sides.append(labels[0, :])
+    if not bottom:
+        sides.append(labels[-1, :])
+    if not left:
+        sides.append(labels[:, 0])
+    if not right:
+        sides.append(labels[:, -1])
+    touching: set[int] = set()
+    for s in sides:
+        touching.update(int(v) for v in np.unique(s) if v > 0)
+    return labels, touching
+
+
+def _site_cells(site_local: BaseGeometry, win: DemWindow) -> np.ndarray:
+    """Cells of the site: centres inside, or every touched cell for a tiny site."""
+    from rasterio.features import geometry_mask
+
+    shape = win.elev.shape
+    inside = geometry_mask([site_local], out_shape=shape, transform=win.transform, invert=True)
+    if not inside.any():
+        inside = geometry_mask(
+            [site_local], out_shape=shape, transform=win.transform, invert=True, all_touched=True
+        )
+    return inside & np.isfinite(win.elev)
+
+
+def _route(
+    win: DemWindow,
+    site_local: BaseGeometry,
+    layers: list[tuple[gpd.GeoDataFrame, str | None, str | None, str]],
+    length_ft: float,
+) -> tuple[list[_Trace], np.ndarray, np.ndarray, list[str], bool]:
+    """Route flow on one window; return traces, site mask, contributing cells, labels, grow."""
+    import pyflwdir
+
+    geoms, labels = _features_in_dem_crs(layers, win)
+    sink, meet = _rasterize_features(geoms, win)
+    d8, depth = _d8_with_sinks(win.elev, sink, win.xres, win.yres)
+    flw = pyflwdir.from_array(d8, ftype="d8", check_ftype=False)
+    idxs_ds = flw.idxs_ds
+    site = _site_cells(site_local, win)
+    if not site.any():
+        raise CoverageError("the DEM has no data inside the site", path=win.path)
+    site_flat = site.ravel()
+    site_idx = np.flatnonzero(site_flat)
+    ds = idxs_ds[site_idx]
+    # discharge: flow leaves the site, or ends inside it on a mapped feature
+    leaves = ~site_flat[ds] | (ds == site_idx)
+    starts = site_idx[leaves | (meet.ravel()[site_idx] > 0)]
+    contrib = _contributing_cells(d8, site)
+    filled_labels, edge_touch = _filled_regions(depth, win)
+    # pyflwdir's numba trace: stops at a meet cell, a pit, or before passing max_length (CRS
+    # units). The transform goes in as a plain tuple: numba cannot type affine>=3 objects,
+    # which FlwdirRaster.path would pass. The path is cut at length_ft afterwards.
+    from pyflwdir import core
+
+    max_len = length_ft * M_PER_FT / win.h_m_per_unit + 2 * max(win.xres, win.yres)
+    paths, _ = core.path(
+        starts.astype(idxs_ds.dtype),
+        idxs_ds,
+        ncol=win.elev.shape[1],
+        mask=(meet > 0).ravel(),
+        max_length=max_len,
+        real_length=True,
+        latlon=False,
+        transform=tuple(float(v) for v in tuple(win.transform)[:6]),
+        mv=flw._mv,
+    )
+    meet_flat, filled_flat = meet.ravel(), filled_labels.ravel()
+    traces = [
+        _classify(
+            int(i), np.asarray(p), idxs_ds, meet_flat, filled_flat, edge_touch, win, length_ft
+        )
+        for i, p in zip(starts, paths, strict=True)
+    ]
+    grow = any(t.grow for t in traces)
+    return traces, site, contrib, labels, grow
+
+
+def _contributing_cells(d8: np.ndarray, site: np.ndarray) -> np.ndarray:
+    """Count the site cells draining through each site cell (on the site's bounding box)."""
+    import pyflwdir
+
+    rows = np.flatnonzero(site.any(axis=1))
+    cols = np.flatnonzero(site.any(axis=0))
+    r0, r1, c0, c1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
+    sub_site = site[r0:r1, c0:c1]
+    sub = pyflwdir.from_array(d8[r0:r1, c0:c1], ftype="d8", check_ftype=False, mask=sub_site)
+    acc = sub.accuflux(sub_site.astype(np.float64), nodata=0.0)
+    out = np.zeros(site.shape, dtype=np.float64)
+    out[r0:r1, c0:c1] = np.where(sub_site, acc, 0.0)
+    return out
+
+
+def trace_downstream(
+    dem_path: object,
+    vertical_units: str,
+    site_geom: BaseGeometry,
+    site_crs: Any,
+    *,
+    waters: gpd.GeoDataFrame | None = None,
+    wetlands: gpd.GeoDataFrame | None = None,
+    name_field: str = "GNIS_NAME",
+    water_id_field: str | None = None,
+    wetland_id_field: str | None = None,
+    length_ft: float = QUARTER_MILE_FT,
+    working_crs: Any = "EPSG:3071",
+    margin_ft: float = 660.0,
+    max_points: int = 10,
+) -> DownstreamResult:
+    """Trace stormwater downstream from the site's discharge points for 1/4 mile.
+
+    Parameters
+    ----------
+    dem_path : path-like
+        DEM in a projected CRS (never warped).
+    vertical_units : {"m", "ft", "us_ft"}
+        Units of the elevations.
+    site_geom : shapely Polygon or MultiPolygon
+        Site boundary.
+    site_crs : CRS-like
+        CRS of *site_geom*.
+    waters : geopandas.GeoDataFrame, optional
+        Mapped streams (lines) and water bodies (polygons), any CRS.
+    wetlands : geopandas.GeoDataFrame, optional
+        Mapped wetlands (polygons), any CRS.
+    name_field : str, optional
+        Name attribute of *waters* (``GNIS_NAME``); features without a name are
+        reported as ``water <id>``.
+    water_id_field, wetland_id_field : str, optional
+        Id attributes (default: the row index); wetlands are reported as ``wetland <id>``.
+    length_ft : float, optional
+        Trace length along the path (default 1,320 ft = 1/4 mile).
+    working_crs : CRS-like, optional
+        CRS of the returned coordinates and path (default EPSG:3071).
+    margin_ft : float, optional
+        Initial margin added to the site bounds beyond *length_ft* when reading the DEM.
+    max_points : int, optional
+        How many discharge points (largest contributing area first) to report and draw.
+
+    Returns
+    -------
+    DownstreamResult
+        *reaches_water_within_quarter_mile* is None, with a *reason*, when the DEM does
+        not cover the site or the path (for the ``needs_info`` finding).
+
+    Raises
+    ------
+    georeview.errors.DataSourceError, georeview.errors.CRSError
+        Unreadable DEM, or a DEM in a geographic CRS.
+    georeview.errors.InputError
+        Empty site geometry, a feature layer without CRS, a non-positive length.
+    """
+    if site_geom is None or site_geom.is_empty:
+        raise InputError("the site geometry is empty")
+    if not (length_ft > 0 and math.isfinite(length_ft)):
+        raise InputError(f"the trace length must be positive, got {length_ft}")
+    layers = [
+        (waters, name_field, water_id_field, "water"),
+        (wetlands, None, wetland_id_field, "wetland"),
+    ]
+    margin = float(margin_ft)
+    for attempt in range(_MAX_GROWTH + 1):
+        try:
+            win = read_dem_window(
+                dem_path,
+                vertical_units,
+                site_geom,
+                site_crs,
+                margin=length_ft + margin,
+                margin_units="ft",
+            )
+            site_local = geometry_to_crs(site_geom, site_crs, win.crs)
+            traces, site, contrib, labels, grow = _route(win, site_local, layers, length_ft)
+        except CoverageError as exc:
+            logger.info("downstream trace needs more data: %s", exc)
+            return DownstreamResult(None, None, None, reason=str(exc), length_ft=length_ft)
+        if not grow or all(win.touches_raster_edge):
+            break
+        logger.info(
+            "downstream trace: window grown (attempt %d), margin %.0f ft", attempt + 1, margin
+        )
+        margin = 2.0 * margin + length_ft
+    return _summarise(traces, site, contrib, labels, win, length_ft, working_crs, max_points)
+
+
+def _summarise(
+    traces: list[_Trace],
+    site: np.ndarray,
+    contrib: np.ndarray,
+    labels: list[str],
+    win: DemWindow,
+    length_ft: float,
+    working_crs: Any,
+    max_points: int,
+) -> DownstreamResult:
+    """Turn the traces into the reported result."""
+    import geopandas as gpd
+    from shapely import LineString, MultiLineString, Point
+
+    cell_sqft = win.cell_area_sqft()
+    ncol = win.elev.shape[1]
+    if not traces:
+        return DownstreamResult(
+            None, None, None, reason="no discharge point found on the DEM", length_ft=length_ft
+        )
+    flat_contrib = contrib.ravel()
+    order = sorted(
+        range(len(traces)), key=lambda k: (-flat_contrib[traces[k].start], traces[k].start)
+    )
+    reaching = [k for k in order if traces[k].reaches]
+    best = min(reaching, key=lambda k: traces[k].distance_ft) if reaching else None
+    uncovered = [k for k in order if traces[k].uncovered]
+    if best is not None:
+        t = traces[best]
+        reaches, dist, feature, reason = True, t.distance_ft, labels[t.feature_code - 1], None
+    elif uncovered:
+        k = uncovered[0]
+        r, c = divmod(int(traces[k].cells[-1]), ncol)
+        reaches, dist, feature = None, None, None
+        reason = (
+            f"the DEM {win.path} does not cover the flow path: it leaves the DEM or its data"
+            f" at row {win.row_off + r}, column {win.col_off + c}, before {length_ft:.0f} ft"
+        )
+    else:
+        reaches, dist, feature, reason = False, None, None, None
+    shown = order[:max_points]
+    if best is not None and best not in shown:
+        shown.append(best)
+    tf = win.transform
+    pts, lines = [], []
+    for k in shown:
+        r, c = np.divmod(traces[k].cells.astype(np.int64), ncol)
+        xs = tf.c + tf.a * (c + 0.5)
+        ys = tf.f + tf.e * (r + 0.5)
+        pts.append(Point(xs[0], ys[0]))
+        if len(xs) >= 2:
+            lines.append(LineString(np.column_stack([xs, ys])))
+    pts_w = gpd.GeoSeries(pts, crs=win.crs).to_crs(working_crs)
+    points = tuple(
+        DischargePoint(
+            x=float(p.x),
+            y=float(p.y),
+            contributing_area_sqft=float(flat_contrib[traces[k].start] * cell_sqft),
+            reaches_water=traces[k].reaches,
+            distance_ft=traces[k].distance_ft,
+            receiving_feature=(
+                labels[traces[k].feature_code - 1] if traces[k].feature_code else None
+            ),
+        )
+        for p, k in zip(pts_w, shown, strict=True)
+    )
+    path = None
+    if lines:
+        path = gpd.GeoSeries([MultiLineString(lines)], crs=win.crs).to_crs(working_crs).iloc[0]
+    logger.info(
+        "downstream trace from %d discharge cells: reaches=%s distance_ft=%s feature=%s",
+        len(traces),
+        reaches,
+        dist,
+        feature,
+    )
+    return DownstreamResult(
+        reaches_water_within_quarter_mile=reaches,
+        distance_ft=dist,
+        receiving_feature=feature,
+        discharge_points=points,
+        path=path,
+        reason=reason,
+        length_ft=length_ft,
+    )

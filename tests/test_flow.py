@@ -1,0 +1,241 @@
+"""Tests of georeview.flow: the 1/4-mile downstream trace on real and synthetic DEMs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pytest
+import rasterio
+from affine import Affine
+from rasterio.features import rasterize
+from scipy.ndimage import distance_transform_edt
+from shapely.geometry import LineString, Point, box
+
+from georeview.errors import CRSError, InputError
+from georeview.flow import QUARTER_MILE_FT, trace_downstream
+from georeview.units import M_PER_FT
+
+X0, Y0 = 500_000.0, 300_000.0  # upper-left corner of the synthetic DEMs (EPSG:3071)
+
+
+def _shared_data() -> Path:
+    env = os.environ.get("GEOREVIEW_SHARED_DATA")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture(scope="module")
+def plainfield() -> dict:
+    """Plainfield 10 m DEM (custom WTM CRS without EPSG code) and its lakes (EPSG:4269)."""
+    root = _shared_data()
+    if not root.is_dir():
+        pytest.skip(f"shared sample data folder {root} is absent (set GEOREVIEW_SHARED_DATA)")
+    folder = root / "wi_central_sands"
+    dem = folder / "plainfieldlakes_dem10m.tif"
+    lakes = gpd.read_file(folder / "plainfieldlakes_all_lakes.shp")
+    with rasterio.open(dem) as ds:
+        crs = ds.crs.to_wkt()
+        z = ds.read(1)
+        tf = ds.transform
+    return {"dem": dem, "lakes": lakes, "crs": crs, "z": z, "tf": tf}
+
+
+def write_dem(path: Path, z: np.ndarray, res: float = 1.0, nodata=None) -> Path:
+    tf = Affine(res, 0.0, X0, 0.0, -res, Y0)
+    with rasterio.open(
+        path,
+        "w",
+        driver="GTiff",
+        height=z.shape[0],
+        width=z.shape[1],
+        count=1,
+        dtype=z.dtype,
+        crs="EPSG:3071",
+        transform=tf,
+        nodata=nodata,
+    ) as ds:
+        ds.write(z, 1)
+    return path
+
+
+def cell_box(r0: int, r1: int, c0: int, c1: int, res: float = 1.0):
+    """Polygon around rows r0..r1-1 and columns c0..c1-1 (inset so centres decide)."""
+    return box(X0 + c0 * res + 0.1, Y0 - r1 * res + 0.1, X0 + c1 * res - 0.1, Y0 - r0 * res - 0.1)
+
+
+def col_x(c: float, res: float = 1.0) -> float:
+    return X0 + (c + 0.5) * res
+
+
+# --------------------------------------------------------------------------- real DEM
+
+
+def test_trace_from_above_lake_huron_reaches_it(plainfield):
+    """A 40 m-radius site 150 m north of Lake Huron's northern extent drains into the lake.
+
+    The path is at least as long as the straight gap from the site to the lake (less one
+    10 m cell for the cell-centre start and the 1.5-cell meet buffer) and within 1/4 mile.
+    """
+    lakes = plainfield["lakes"]
+    lk = lakes.to_crs(plainfield["crs"])
+    huron = lk.geometry[lakes["Name"] == "Lake Huron"].make_valid().iloc[0]
+    c = huron.centroid
+    site = Point(c.x, huron.bounds[3] + 150).buffer(40)
+    res = trace_downstream(
+        plainfield["dem"], "m", site, plainfield["crs"], waters=lakes, name_field="Name"
+    )
+    assert res.reaches_water_within_quarter_mile is True
+    assert res.receiving_feature == "Lake Huron"
+    gap_ft = site.distance(huron) / M_PER_FT
+    assert gap_ft - 2 * 10 / M_PER_FT <= res.distance_ft <= QUARTER_MILE_FT
+    assert res.reason is None
+    assert res.discharge_points
+    assert res.path is not None
+    # path drawn in the working CRS (EPSG:3071 ~ the DEM's WTM within metres here)
+    site_3071 = gpd.GeoSeries([site], crs=plainfield["crs"]).to_crs(3071).iloc[0]
+    assert res.path.distance(site_3071) < 15.0
+    d = res.to_dict()
+    assert d["reaches_water_within_quarter_mile"] is True
+    assert d["receiving_feature"] == "Lake Huron"
+
+
+def test_window_size_does_not_change_the_result(plainfield):
+    lakes = plainfield["lakes"]
+    lk = lakes.to_crs(plainfield["crs"])
+    huron = lk.geometry[lakes["Name"] == "Lake Huron"].make_valid().iloc[0]
+    site = Point(huron.centroid.x, huron.bounds[3] + 150).buffer(40)
+    results = [
+        trace_downstream(
+            plainfield["dem"],
+            "m",
+            site,
+            plainfield["crs"],
+            waters=lakes,
+            name_field="Name",
+            margin_ft=m,
+        )
+        for m in (100.0, 3000.0)
+    ]
+    assert results[0] == results[1]
+
+
+def test_hilltop_far_from_water_does_not_reach_it(plainfield):
+    """The highest DEM cell more than 800 m from every mapped lake and 600 m inside the DEM
+    (found from the data here, not hard-coded): 1/4 mile (402 m) of path cannot reach water."""
+    z, tf, lakes = plainfield["z"], plainfield["tf"], plainfield["lakes"]
+    lk = lakes.to_crs(plainfield["crs"]).make_valid()
+    water = rasterize(lk, out_shape=z.shape, transform=tf, all_touched=True).astype(bool)
+    dist_m = distance_transform_edt(~water) * abs(tf.a)
+    ok = (dist_m > 800) & np.isfinite(z)
+    ok[:60], ok[-60:], ok[:, :60], ok[:, -60:] = False, False, False, False
+    r, c = np.unravel_index(np.argmax(np.where(ok, z, -np.inf)), z.shape)
+    x, y = tf.c + tf.a * (c + 0.5), tf.f + tf.e * (r + 0.5)
+    site = Point(x, y).buffer(30)
+    res = trace_downstream(
+        plainfield["dem"], "m", site, plainfield["crs"], waters=lakes, name_field="Name"
+    )
+    assert res.reaches_water_within_quarter_mile is False
+    assert res.distance_ft is None
+    assert res.receiving_feature is None
+    assert res.reason is None
+
+
+# --------------------------------------------------------------------------- synthetic
+
+
+def _valley_dem(pit: bool = True, flat: bool = True) -> np.ndarray:
+    """200 x 400 cells of 1 m sloping east at 2 %, with a 1 m deep pit and a flat plateau."""
+    _rows, cols = np.indices((200, 400), dtype=np.float64)
+    z = 100.0 - 0.02 * cols
+    if pit:
+        z[90:111, 100:111] -= 1.0  # closed depression across the path
+    if flat:
+        z[:, 150:200] = z[0, 150]  # 50 m flat, then the slope resumes lower down
+    return z.astype(np.float32)
+
+
+STREAM = LineString([(col_x(300), Y0), (col_x(300), Y0 - 200)])
+
+
+def test_trace_crosses_pit_and_flat_to_the_stream(tmp_path):
+    """Site at columns 20-40: the stream is 259-262 m east of its last cell, across a pit
+    and a flat; the trace does not stop in either and meets Test Creek within 1/4 mile."""
+    dem = write_dem(tmp_path / "valley.tif", _valley_dem())
+    waters = gpd.GeoDataFrame({"GNIS_NAME": ["Test Creek"]}, geometry=[STREAM], crs=3071)
+    site = cell_box(90, 110, 20, 41)
+    res = trace_downstream(dem, "m", site, "EPSG:3071", waters=waters)
+    assert res.reaches_water_within_quarter_mile is True
+    assert res.receiving_feature == "Test Creek"
+    # last site cell centre x = 40.5; the buffered stream begins at centre 299.5 (1.5 cells)
+    assert (299.5 - 40.5) / M_PER_FT - 1e-6 <= res.distance_ft <= QUARTER_MILE_FT
+    assert res.path.intersects(cell_box(90, 111, 100, 111))  # went through the pit
+
+
+def test_trace_without_filling_would_stop_in_the_pit(tmp_path):
+    """Control: the synthetic pit really is a pit on the raw DEM (all neighbours higher)."""
+    z = _valley_dem()
+    inner = z[91:110, 101:110]
+    assert (inner < z[89, 100]).all()
+    assert z[100, 99] > z[100, 100]
+    assert z[100, 111] > z[100, 110]
+
+
+def test_wetland_is_named_by_id(tmp_path):
+    dem = write_dem(tmp_path / "valley.tif", _valley_dem())
+    wet = gpd.GeoDataFrame(
+        {"WETCODE": ["E1K"]}, geometry=[cell_box(60, 140, 250, 270)], crs=3071, index=[17]
+    )
+    res = trace_downstream(dem, "m", cell_box(90, 110, 20, 41), "EPSG:3071", wetlands=wet)
+    assert res.reaches_water_within_quarter_mile is True
+    assert res.receiving_feature == "wetland 17"
+    # buffered wetland starts at centre 248.5 (1.5 cells west of its edge at 250)
+    assert res.distance_ft >= (248.5 - 40.5) / M_PER_FT - 1e-6
+
+
+def test_stream_beside_the_path_counts(tmp_path):
+    """A mapped stream drawn one cell north of the DEM's own flow line (a plane sloping east)
+    still receives the flow: burned as a sink and met within 1.5 cells."""
+    _rows, cols = np.indices((60, 300), dtype=np.float64)
+    z = (50.0 - 0.03 * cols).astype(np.float32)
+    dem = write_dem(tmp_path / "plane.tif", z)
+    stream = LineString([(col_x(100), Y0 - 29.5), (col_x(200), Y0 - 29.5)])  # row 29 centre
+    waters = gpd.GeoDataFrame({"GNIS_NAME": [None]}, geometry=[stream], crs=3071)
+    site = cell_box(30, 31, 10, 20)  # row 30, one row south of the stream
+    res = trace_downstream(dem, "m", site, "EPSG:3071", waters=waters)
+    assert res.reaches_water_within_quarter_mile is True
+    assert res.receiving_feature == "water 0"
+    assert res.distance_ft == pytest.approx((100 - 1.5 - 19) / M_PER_FT, abs=1.5 / M_PER_FT)
+
+
+def test_dem_not_covering_the_path_gives_none_with_reason(tmp_path):
+    """Flow runs east off a 400 m DEM 359 m after the site: short of 1/4 mile (402 m)."""
+    dem = write_dem(tmp_path / "short.tif", _valley_dem())
+    res = trace_downstream(dem, "m", cell_box(90, 110, 20, 41), "EPSG:3071")
+    assert res.reaches_water_within_quarter_mile is None
+    assert res.distance_ft is None
+    assert "does not cover" in res.reason
+    assert str(dem) in res.reason
+    assert res.to_dict()["reason"] == res.reason
+
+
+def test_site_outside_dem_gives_none_with_reason(tmp_path):
+    dem = write_dem(tmp_path / "valley.tif", _valley_dem())
+    far = box(X0 + 5000, Y0 - 5000, X0 + 5100, Y0 - 4900)
+    res = trace_downstream(dem, "m", far, "EPSG:3071")
+    assert res.reaches_water_within_quarter_mile is None
+    assert str(dem) in res.reason
+
+
+def test_geographic_dem_and_bad_input_are_errors(tmp_path):
+    root = _shared_data()
+    geo = root / "wi_central_sands" / "pleasant_dem40m.tif"
+    if geo.exists():
+        with pytest.raises(CRSError):
+            trace_downstream(geo, "m", box(-89.56, 43.95, -89.55, 43.96), "EPSG:4269")
+    dem = write_dem(tmp_path / "valley.tif", _valley_dem())
+    with pytest.raises(InputError):
+        trace_downstream(dem, "m", Point(X0, Y0).buffer(0), "EPSG:3071")
+    with pytest.raises(InputError):
+        trace_downstream(dem, "m", cell_box(90, 110, 20, 41), "EPSG:3071", length_ft=0)
