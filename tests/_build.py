@@ -1,0 +1,66 @@
+"""Builders for small, real test inputs: layers folders and submissions in tmp dirs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import geopandas as gpd
+import shapely
+
+from georeview.units import M_PER_FT
+
+DEERFIELD = "Deerfield"
+
+
+def dane_munis(shared: Path) -> gpd.GeoDataFrame:
+    """The real Dane County municipalities (WI LTSB, Jan 2025), repaired, in EPSG:3071."""
+    g = gpd.read_file(shared / "wi_dane" / "dane_county_munis.geojson")
+    g["geometry"] = g.geometry.make_valid()
+    return g.to_crs(3071)
+
+
+def deerfield_layers(shared: Path, folder: Path) -> Path:
+    """Write a layers folder with the real Deerfield limit and its neighbours only."""
+    folder.mkdir(parents=True, exist_ok=True)
+    g = dane_munis(shared)
+    village = g[(g.MCD_NAME == DEERFIELD) & (g.CTV == "V")]
+    village.to_file(folder / "boundary.gpkg")
+    g.drop(village.index).to_file(folder / "neighbors.gpkg")
+    (folder / "layers.toml").write_text(
+        'municipality = "deerfield"\nvillage_name = "Village of Deerfield"\n'
+        '[boundary]\npath = "boundary.gpkg"\n'
+        '[neighbors]\npath = "neighbors.gpkg"\nkind_field = "CTV"\nname_field = "MCD_NAME"\n'
+        'city_class = { "Madison" = 2 }\n'
+    )
+    return folder
+
+
+def box_ft(cx: float, cy: float, width_ft: float, height_ft: float) -> shapely.Polygon:
+    """A rectangle centred on (cx, cy) in EPSG:3071 metres, sized in international feet."""
+    w = width_ft * M_PER_FT / 2
+    h = height_ft * M_PER_FT / 2
+    return shapely.box(cx - w, cy - h, cx + w, cy + h)
+
+
+def write_submission(
+    folder: Path,
+    site: shapely.Geometry,
+    *,
+    toml: str,
+    crs: int | str = 3071,
+    disturbance: shapely.Geometry | None = None,
+    site_name: str = "site.geojson",
+) -> Path:
+    """Write submission.toml (``toml`` body after municipality/site lines) and geometry."""
+    folder.mkdir(parents=True, exist_ok=True)
+    gpd.GeoDataFrame({"name": ["site"]}, geometry=[site], crs=crs).to_file(folder / site_name)
+    head = f'site = "{site_name}"\n'
+    if disturbance is not None:
+        gpd.GeoDataFrame(geometry=[disturbance], crs=crs).to_file(folder / "disturbance.geojson")
+        head += 'disturbance = "disturbance.geojson"\n'
+    # TOML needs top-level keys before the first table.
+    lines = toml.strip().splitlines()
+    first_table = next((i for i, ln in enumerate(lines) if ln.startswith("[")), len(lines))
+    body = "\n".join(lines[:first_table]) + "\n" + head + "\n".join(lines[first_table:]) + "\n"
+    (folder / "submission.toml").write_text(body)
+    return folder
