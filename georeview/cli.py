@@ -90,9 +90,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"georeview {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
     parser.add_argument("-q", "--quiet", action="store_true", help="only errors")
+    # -v/-q work before or after the subcommand; SUPPRESS keeps a subcommand from
+    # resetting what was given before it.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS)
+    common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("review", help="review one submission folder")
+    p = sub.add_parser("review", help="review one submission folder", parents=[common])
     p.add_argument("submission", help="submission folder (submission.toml + geometry files)")
     p.add_argument("--out", required=True, help="output folder for report.json/html and map.html")
     p.add_argument("--layers", help="layers folder (default: layers/<municipality>)")
@@ -100,14 +105,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-map", action="store_true", help="skip map.html")
     p.set_defaults(func=_review)
 
-    p = sub.add_parser("rules", help="print every rule with its citation")
+    p = sub.add_parser("rules", help="print every rule with its citation", parents=[common])
     p.add_argument("municipality", nargs="?", help="somers or deerfield (default: all)")
     p.set_defaults(func=_rules)
 
     from georeview import inspections
 
     p = sub.add_parser(
-        "inspections", help="check an inspection log against rainfall (17.09(E)(7), 31.12(2)(G))"
+        "inspections",
+        help="check an inspection log against rainfall (17.09(E)(7), 31.12(2)(G))",
+        parents=[common],
     )
     inspections.add_arguments(p)
     p.set_defaults(func=_inspections)

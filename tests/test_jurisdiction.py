@@ -24,8 +24,14 @@ def deerfield(shared):
     g = dane_munis(shared)
     village = g[(g.MCD_NAME == DEERFIELD) & (g.CTV == "V")].geometry.iloc[0]
     others = g[~((g.MCD_NAME == DEERFIELD) & (g.CTV == "V"))]
-    j = J.build(village, "Deerfield", others, kind_field="CTV", name_field="MCD_NAME",
-                city_class={"Madison": 2})
+    j = J.build(
+        village,
+        "Deerfield",
+        others,
+        kind_field="CTV",
+        name_field="MCD_NAME",
+        city_class={"Madison": 2},
+    )
     cambridge = g[(g.MCD_NAME == "Cambridge") & (g.CTV == "V")].geometry.iloc[0]
     return j, village, cambridge
 
@@ -37,8 +43,15 @@ def test_mile_is_exact():
 
 @pytest.mark.parametrize(
     ("kind", "cls", "miles"),
-    [("V", None, 1.5), ("C", None, 1.5), ("C", 4, 1.5), ("C", 3, 3.0), ("C", 2, 3.0),
-     ("C", 1, 3.0), ("T", None, 0.0)],
+    [
+        ("V", None, 1.5),
+        ("C", None, 1.5),
+        ("C", 4, 1.5),
+        ("C", 3, 3.0),
+        ("C", 2, 3.0),
+        ("C", 1, 3.0),
+        ("T", None, 0.0),
+    ],
 )
 def test_reach_by_class(kind, cls, miles):
     # Wis. Stat. § 236.02(5): 3 miles for 1st-3rd class cities, 1.5 for 4th class and villages.
@@ -154,8 +167,10 @@ def test_two_squares_equidistant_line_is_the_midline():
     n = shapely.box(4000, 0, 5000, 1000)
     towns = gpd.GeoDataFrame(
         {"CTV": ["T", "V"], "MCD_NAME": ["Town", "N"]},
-        geometry=[shapely.difference(shapely.box(-9000, -9000, 14000, 10000),
-                                     shapely.union(v, n)), n],
+        geometry=[
+            shapely.difference(shapely.box(-9000, -9000, 14000, 10000), shapely.union(v, n)),
+            n,
+        ],
         crs=3071,
     )
     j = J.build(v, "V", towns, kind_field="CTV", name_field="MCD_NAME")
@@ -176,12 +191,13 @@ def test_city_of_second_class_reaches_three_miles():
     city = shapely.box(20000, 0, 21000, 1000)
     others = gpd.GeoDataFrame(
         {"CTV": ["T", "C"], "MCD_NAME": ["Town", "Kenosha"]},
-        geometry=[shapely.difference(shapely.box(-9000, -9000, 40000, 10000),
-                                     shapely.union(v, city)), city],
+        geometry=[
+            shapely.difference(shapely.box(-9000, -9000, 40000, 10000), shapely.union(v, city)),
+            city,
+        ],
         crs=3071,
     )
-    j = J.build(v, "V", others, kind_field="CTV", name_field="MCD_NAME",
-                city_class={"Kenosha": 2})
+    j = J.build(v, "V", others, kind_field="CTV", name_field="MCD_NAME", city_class={"Kenosha": 2})
     # The village's zone does not reach the city's 3-mile zone here: nothing ceded.
     assert j.ceded == {}
     assert J.etj_miles("C", 2) * MILE_M == pytest.approx(4828.032)
