@@ -13,7 +13,7 @@ import pytest
 import shapely
 from _build import DEERFIELD, box_ft, dane_munis
 
-from georeview import jurisdiction as J
+from georeview import jurisdiction as jur
 from georeview.units import miles_to_m
 
 MILE_M = miles_to_m(1.0)  # 1,609.344 m exactly
@@ -24,7 +24,7 @@ def deerfield(shared):
     g = dane_munis(shared)
     village = g[(g.MCD_NAME == DEERFIELD) & (g.CTV == "V")].geometry.iloc[0]
     others = g[~((g.MCD_NAME == DEERFIELD) & (g.CTV == "V"))]
-    j = J.build(
+    j = jur.build(
         village,
         "Deerfield",
         others,
@@ -38,7 +38,7 @@ def deerfield(shared):
 
 def test_mile_is_exact():
     # 1 statute mile = 5,280 international feet = 1,609.344 m (exact).
-    assert MILE_M == pytest.approx(1609.344, abs=1e-9)
+    assert pytest.approx(1609.344, abs=1e-9) == MILE_M
 
 
 @pytest.mark.parametrize(
@@ -55,7 +55,7 @@ def test_mile_is_exact():
 )
 def test_reach_by_class(kind, cls, miles):
     # Wis. Stat. § 236.02(5): 3 miles for 1st-3rd class cities, 1.5 for 4th class and villages.
-    assert J.etj_miles(kind, cls) == miles
+    assert jur.etj_miles(kind, cls) == miles
 
 
 def test_deerfield_cambridge_distance(deerfield):
@@ -86,7 +86,7 @@ def _site_at(p, size_ft=100.0):
 def test_inside_the_village(deerfield):
     j, village, _ = deerfield
     site = _site_at(shapely.point_on_surface(village))
-    r = J.locate(site, j)
+    r = jur.locate(site, j)
     assert r.status == "village"
     assert r.share("village") == pytest.approx(1.0)
     assert not r.straddles
@@ -98,7 +98,7 @@ def test_one_mile_out_is_extraterritorial(deerfield, direction):
     j, village, _ = deerfield
     p = _point_at_distance(village, 1.0, direction)
     assert shapely.distance(p, village) / MILE_M == pytest.approx(1.0, abs=1e-6)
-    r = J.locate(_site_at(p), j)
+    r = jur.locate(_site_at(p), j)
     assert r.status == "extraterritorial"
     assert r.share("extraterritorial") == pytest.approx(1.0)
 
@@ -107,7 +107,7 @@ def test_one_mile_out_is_extraterritorial(deerfield, direction):
 def test_two_miles_out_is_outside(deerfield, direction):
     j, village, _ = deerfield
     p = _point_at_distance(village, 2.0, direction)
-    r = J.locate(_site_at(p), j)
+    r = jur.locate(_site_at(p), j)
     assert r.status == "outside"
     assert r.share("outside") == pytest.approx(1.0)
 
@@ -118,8 +118,8 @@ def test_etj_edge_at_one_and_a_half_miles(deerfield):
     d = 20 * 0.3048 / MILE_M
     inside = _point_at_distance(village, 1.5 - d - 5 * 0.3048 / MILE_M, (-1, 0))
     outside = _point_at_distance(village, 1.5 + d + 5 * 0.3048 / MILE_M, (-1, 0))
-    assert J.locate(_site_at(inside, 10), j).status == "extraterritorial"
-    assert J.locate(_site_at(outside, 10), j).status == "outside"
+    assert jur.locate(_site_at(inside, 10), j).status == "extraterritorial"
+    assert jur.locate(_site_at(outside, 10), j).status == "outside"
 
 
 def test_equidistant_line_between_deerfield_and_cambridge(deerfield):
@@ -134,13 +134,13 @@ def test_equidistant_line_between_deerfield_and_cambridge(deerfield):
     u = (b - a) / np.linalg.norm(b - a)
     near_deerfield = shapely.Point(*(np.array(mid.coords[0]) - 150 * u))
     near_cambridge = shapely.Point(*(np.array(mid.coords[0]) + 150 * u))
-    r1 = J.locate(_site_at(near_deerfield, 60), j)
-    r2 = J.locate(_site_at(near_cambridge, 60), j)
+    r1 = jur.locate(_site_at(near_deerfield, 60), j)
+    r2 = jur.locate(_site_at(near_cambridge, 60), j)
     assert r1.status == "extraterritorial"
     assert r2.status == "outside"
     assert r2.ceded_to == {"Cambridge": pytest.approx(1.0)}
     # A site straddling the line reports the share on each side (about half each).
-    r3 = J.locate(_site_at(mid, 300), j)
+    r3 = jur.locate(_site_at(mid, 300), j)
     assert r3.straddles
     assert r3.share("extraterritorial") == pytest.approx(0.5, abs=0.1)
     assert r3.ceded_to["Cambridge"] == pytest.approx(r3.share("outside"), abs=1e-6)
@@ -173,7 +173,7 @@ def test_two_squares_equidistant_line_is_the_midline():
         ],
         crs=3071,
     )
-    j = J.build(v, "V", towns, kind_field="CTV", name_field="MCD_NAME")
+    j = jur.build(v, "V", towns, kind_field="CTV", name_field="MCD_NAME")
     assert shapely.contains(j.extraterritorial, shapely.Point(2490, 500))
     assert not shapely.contains(j.extraterritorial, shapely.Point(2510, 500))
     assert shapely.contains(j.ceded["N"], shapely.Point(2510, 500))
@@ -197,10 +197,12 @@ def test_city_of_second_class_reaches_three_miles():
         ],
         crs=3071,
     )
-    j = J.build(v, "V", others, kind_field="CTV", name_field="MCD_NAME", city_class={"Kenosha": 2})
+    j = jur.build(
+        v, "V", others, kind_field="CTV", name_field="MCD_NAME", city_class={"Kenosha": 2}
+    )
     # The village's zone does not reach the city's 3-mile zone here: nothing ceded.
     assert j.ceded == {}
-    assert J.etj_miles("C", 2) * MILE_M == pytest.approx(4828.032)
+    assert jur.etj_miles("C", 2) * MILE_M == pytest.approx(4828.032)
 
 
 def test_incorporated_land_is_never_extraterritorial(deerfield):
@@ -212,6 +214,6 @@ def test_vertex_order_and_orientation_do_not_matter(deerfield):
     j, village, _ = deerfield
     p = _point_at_distance(village, 1.0, (-1, 0))
     site = _site_at(p, 300)
-    r1 = J.locate(site, j)
-    r2 = J.locate(shapely.reverse(site), j)
+    r1 = jur.locate(site, j)
+    r2 = jur.locate(shapely.reverse(site), j)
     assert r1.to_dict() == r2.to_dict()

@@ -106,7 +106,8 @@ def test_invalid_polygon_is_repaired_and_reported(tmp_path, layers, centre):
     sub = write_submission(tmp_path / "s", bowtie, toml=TOML)
     r = review(sub, layers)
     d = r.to_dict()
-    assert d["repairs"] and "Self-intersection" in d["repairs"][0]["reason"]
+    assert d["repairs"]
+    assert "Self-intersection" in d["repairs"][0]["reason"]
     # The bow-tie's two triangles: 2 x (40 m x 20 m / 2) = 800 m^2.
     assert r.areas.site_area_sqft == pytest.approx(800 / 0.3048**2, rel=1e-9)
 

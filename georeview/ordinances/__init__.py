@@ -1,0 +1,1 @@
+"""Ordinance rule files (data): one TOML per municipality, plus optional parts."""
