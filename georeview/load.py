@@ -16,6 +16,7 @@ from typing import Any
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import pyogrio
 import shapely
 from pyproj import CRS
@@ -205,6 +206,18 @@ def _bbox_into(
     return tuple(t.transform_bounds(*bbox, densify_pts=21))  # type: ignore[return-value]
 
 
+def _layer_names(path: Path) -> list[str]:
+    """Names of the vector layers with geometry in a file (one for most formats)."""
+    if not path.exists():
+        return [None]  # type: ignore[list-item]  # _open_vector reports the missing file
+    try:
+        layers = pyogrio.list_layers(path)
+    except Exception as exc:
+        raise DataSourceError(f"cannot open as a vector layer ({_short(exc)})", path=path) from None
+    with_geom = [str(name) for name, gtype in layers if gtype is not None]
+    return with_geom or [None]  # type: ignore[list-item]
+
+
 def _short(exc: Exception) -> str:
     text = " ".join(str(exc).split())
     return text[:200]
@@ -224,7 +237,20 @@ def read_layer(
     layers are the municipality's; their repairs are logged, not reported);
     empty geometries are dropped.
     """
-    gdf = _open_vector(Path(path), layer=layer, bbox=bbox, label=label, bbox_crs=working_crs)
+    path = Path(path)
+    names = _layer_names(path) if layer is None else [layer]
+    if len(names) > 1:
+        # NHD ships flowlines and waterbodies as two layers of one file: read them all,
+        # keeping where each feature came from.
+        parts = [
+            _open_vector(path, layer=n, bbox=bbox, label=label, bbox_crs=working_crs)
+            .to_crs(working_crs)
+            .assign(source_layer=n)
+            for n in names
+        ]
+        gdf = gpd.GeoDataFrame(pd.concat(parts, ignore_index=True), crs=working_crs)
+    else:
+        gdf = _open_vector(path, layer=layer, bbox=bbox, label=label, bbox_crs=working_crs)
     gdf = gdf[~(gdf.geometry.isna() | gdf.geometry.is_empty)]
     invalid = ~gdf.geometry.is_valid
     if invalid.any():
@@ -265,6 +291,13 @@ def read_polygons(
     if path.suffix.lower() not in VECTOR_SUFFIXES:
         raise DataSourceError(
             f"unsupported format {path.suffix!r}; use GeoJSON, shapefile or GeoPackage",
+            path=path,
+            field=field,
+        )
+    names = _layer_names(path)
+    if len(names) > 1:
+        raise DataSourceError(
+            f"has {len(names)} layers ({', '.join(names)}); a submission file must hold one",
             path=path,
             field=field,
         )

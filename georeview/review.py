@@ -84,14 +84,17 @@ class Review:
                 "steep_slope_area_sqft": self.terrain.get("steep_slope_area_sqft"),
                 "steep_slope_area_gt_sqft": self.terrain.get("steep_slope_area_gt_sqft"),
                 "max_slope_pct": self.terrain.get("max_slope_pct"),
-                "downstream": self.terrain.get(
-                    "downstream",
-                    {
-                        "reaches_water_within_quarter_mile": None,
-                        "distance_ft": None,
-                        "receiving_feature": None,
-                    },
-                ),
+                "downstream": self.terrain.get("downstream")
+                or {
+                    "reaches_water_within_quarter_mile": None,
+                    "distance_ft": None,
+                    "receiving_feature": None,
+                    "reason": "no DEM for this municipality",
+                },
+                "slope": {
+                    k: self.terrain.get(k)
+                    for k in ("mean_slope_pct", "n_cells", "n_nodata_cells", "cell_area_sqft")
+                },
                 "soil_loss_tons_per_acre_year": self.extras.get("soil_loss_tons_per_acre_year"),
                 "peak_flow_cfs": self.extras.get("peak_flow_cfs"),
             }
@@ -305,8 +308,65 @@ def measure_terrain(
     hydro: gpd.GeoDataFrame | None,
     wetlands: gpd.GeoDataFrame | None,
 ) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[str]]:
-    """Slopes and the downstream trace from the DEM (filled by the terrain stage)."""
-    return {}, {}, []
+    """Slopes, contours and the 1/4-mile downstream trace from the municipality's DEM.
+
+    A DEM that does not cover what a measure needs leaves that measure ``None``
+    (the rules then say needs_info) and adds a warning; it never stops the review.
+
+    Returns
+    -------
+    (measures, map layers, warnings)
+    """
+    from georeview import flow, terrain
+    from georeview.errors import CoverageError
+
+    spec = layers.config.dem
+    if spec is None:
+        return {}, {}, ["No DEM in layers.toml: slope and downstream measures need information."]
+    path = layers.folder / spec.path
+    units = spec.vertical_units
+    out: dict[str, Any] = {}
+    maps: dict[str, gpd.GeoDataFrame] = {}
+    warnings: list[str] = []
+    disturbed = shapely.intersection(disturbance, site)
+    try:
+        steep = terrain.steep_slopes(path, units, disturbed, crs, working_crs=crs)
+        out.update(steep.to_dict())
+        if steep.polygons is not None and len(steep.polygons):
+            maps["steep_slopes"] = steep.polygons.assign(slope_class="20 % or more")
+    except CoverageError as exc:
+        warnings.append(f"Slopes not measured: {exc.one_line()}")
+    try:
+        around = shapely.buffer(site, 60.0 / float(crs.axis_info[0].unit_conversion_factor))
+        maps["contours"] = terrain.contours_ft(
+            path, units, around, crs, interval_ft=2.0, working_crs=crs
+        )
+    except CoverageError as exc:
+        warnings.append(f"Contours not drawn: {exc.one_line()}")
+    hspec = layers.config.hydrography
+    down = flow.trace_downstream(
+        path,
+        units,
+        site,
+        crs,
+        waters=hydro,
+        wetlands=wetlands,
+        name_field=(hspec.name_field if hspec and hspec.name_field else "GNIS_NAME"),
+        working_crs=crs,
+    )
+    out["downstream"] = down.to_dict()
+    if down.reason:
+        warnings.append(f"Downstream trace: {down.reason}")
+    if down.path is not None and not shapely.is_empty(down.path):
+        maps["downstream"] = gpd.GeoDataFrame(
+            {
+                "receiving_feature": [down.receiving_feature or "none within 1/4 mile"],
+                "distance_ft": [down.distance_ft],
+            },
+            geometry=[down.path],
+            crs=crs,
+        )
+    return out, maps, warnings
 
 
 def procedure(sub: LoadedSubmission, category: str | None, municipality: str) -> dict[str, Any]:
@@ -392,6 +452,11 @@ def build_facts(
     facts["site_map.grid"] = True if sm.grid_layer else sm.grid
     for key in ("steep_slope_area_sqft", "steep_slope_area_gt_sqft", "max_slope_pct"):
         facts[key] = terrain.get(key)
+    down = terrain.get("downstream") or {}
+    facts["downstream.reaches_water_within_quarter_mile"] = down.get(
+        "reaches_water_within_quarter_mile"
+    )
+    facts["downstream.receiving_feature"] = down.get("receiving_feature")
     steep = facts["steep_slope_area_sqft"]
     plan_steep = cfg.plan.get("steep_slope_minimization")
     facts["steep_slopes_addressed"] = (
