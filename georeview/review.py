@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
+import pandas as pd
 import shapely
 
 from georeview import __version__
@@ -267,9 +268,16 @@ def review(
             layers, site, disturbance, crs, hydro=hydro, wetlands=wetlands
         )
         warnings += terr_warn
+    soils = layers.read("soils", bbox=bbox)
+    eng = engineering_stage(sub, layers, areas, disturbance, site, soils)
     facts = build_facts(sub, areas, where, terrain)
+    facts.update(engineering_facts(eng))
     judgement = judge(ordinance, facts)
-    extras: dict[str, Any] = {}
+    extras: dict[str, Any] = {
+        "soil_loss_tons_per_acre_year": eng.soil_loss_tons_per_acre_year,
+        "peak_flow_cfs": eng.peak_flow_cfs,
+        "engineering": eng.to_dict(),
+    }
     if judgement.regulated is not False:
         # Fees and deadlines depend on the category the first pass found; the
         # second pass lets the fee and security rules quote the amounts.
@@ -280,7 +288,7 @@ def review(
         "wetlands": wetlands,
         "floodplain": fp_raw,
         "hydrography": hydro,
-        "soils": layers.read("soils", bbox=bbox),
+        "soils": soils,
         **map_extra,
     }
     return Review(
@@ -367,6 +375,98 @@ def measure_terrain(
             crs=crs,
         )
     return out, maps, warnings
+
+
+def soil_rows(
+    soils: gpd.GeoDataFrame | None, area: shapely.Geometry, layers: Layers
+) -> list[tuple[float, str | None, float | None]] | None:
+    """(area_sqft, hydrologic group, K factor) of each soil map unit inside ``area``."""
+    spec = layers.config.soils
+    if soils is None or spec is None or len(soils) == 0:
+        return None
+    from georeview.measure import sqft_per_crs_unit2
+
+    geoms = soils.geometry.values
+    hit = shapely.intersects(geoms, area)
+    if not hit.any():
+        return []
+    parts = shapely.intersection(geoms[hit], area)
+    sqft = shapely.area(parts) * sqft_per_crs_unit2(soils.crs)
+    cols = {c.lower(): c for c in soils.columns}
+    hsg_col = cols.get(spec.hsg_field.lower())
+    k_col = cols.get(spec.kfactor_field.lower())
+    sub = soils[hit]
+    hsg = sub[hsg_col].astype("string").tolist() if hsg_col else [None] * len(sub)
+    kf = pd.to_numeric(sub[k_col], errors="coerce").tolist() if k_col else [None] * len(sub)
+    return [
+        (float(a), None if h is None or pd.isna(h) else str(h), None if pd.isna(k) else float(k))
+        for a, h, k in zip(sqft, hsg, kf, strict=True)
+        if a > 0
+    ]
+
+
+def engineering_stage(
+    sub: LoadedSubmission,
+    layers: Layers,
+    areas: Areas,
+    disturbance: shapely.Geometry,
+    site: shapely.Geometry,
+    soils: gpd.GeoDataFrame | None,
+) -> Any:
+    """USLE, TR-55 and basin sizing (georeview.engineering) for one submission."""
+    from georeview import engineering
+
+    cfg = sub.config
+    inputs = engineering.parse_sections(
+        {
+            "soil_loss": cfg.soil_loss,
+            "hydrology": cfg.hydrology,
+            "basins": [dict(b) for b in cfg.basins],
+            "dewatering": cfg.dewatering,
+        },
+        sub.folder / "submission.toml",
+    )
+    return engineering.evaluate(
+        inputs,
+        municipality=layers.config.municipality,
+        disturbed_area_sqft=areas.disturbed_area_sqft,
+        site_area_sqft=areas.site_area_sqft,
+        soils=soil_rows(soils, shapely.intersection(disturbance, site), layers),
+    )
+
+
+def _all_ok(values: list[bool | None]) -> bool | None:
+    """Three-valued AND over checks; ``None`` when there are none."""
+    if not values:
+        return None
+    if any(v is False for v in values):
+        return False
+    return None if any(v is None for v in values) else True
+
+
+def engineering_facts(eng: Any) -> dict[str, Any]:
+    """Flatten the engineering result into the facts the engineering rules read."""
+    facts: dict[str, Any] = {
+        "soil_loss_tons_per_acre_year": eng.soil_loss_tons_per_acre_year,
+        "soil_loss.calculated": True if eng.soil_loss_tons_per_acre_year is not None else None,
+        "soil_loss.mep_explanation_given": eng.soil_loss.mep_explanation_given,
+        "sediment_basin.ok": eng.sediment_basin.get("ok"),
+        "sediment_basin.required_area_sqft": eng.sediment_basin.get("required_area_sqft"),
+        "dewatering.required_area_sqft": eng.dewatering.get("required_area_sqft"),
+    }
+    peaks = eng.peak_flow_cfs or {}
+    for storm in ("1yr", "2yr", "10yr", "100yr"):
+        q = peaks.get(storm) or {}
+        pre, post = q.get("pre"), q.get("post")
+        facts[f"peak.{storm}.increase_cfs"] = (
+            None if pre is None or post is None else round(post - pre, 3)
+        )
+    for kind in ("sediment", "dewatering"):
+        checks = [c for c in eng.basin_checks if c["kind"] == kind]
+        facts[f"basins.{kind}.depth_ok"] = _all_ok([c["depth"]["ok"] for c in checks])
+        facts[f"basins.{kind}.fence_ok"] = _all_ok([c["fence"]["ok"] for c in checks])
+        facts[f"basins.{kind}.ok"] = _all_ok([c["ok"] for c in checks])
+    return facts
 
 
 def procedure(sub: LoadedSubmission, category: str | None, municipality: str) -> dict[str, Any]:
