@@ -1,0 +1,391 @@
+"""Plan completeness: what the erosion control plan must contain, as facts.
+
+The ``[plan]`` table of ``submission.toml`` says what the applicant's plan contains
+(Somers § 17.10(A), (B)(3), (B)(5), (B)(6); Deerfield § 31.09(1)(C)-(D), 31.09(2)).
+:class:`Plan` validates it strictly (unknown keys refused, no coercion) and
+:func:`plan_facts` turns it into flat ``plan.has.<item>`` facts that the rules in
+``georeview/ordinances/<municipality>.plan.toml`` read.
+
+Meaning of a fact
+-----------------
+``plan.has.<item>`` is
+
+* ``None`` (unknown, the finding says needs_info) when the submission has no
+  ``[plan]`` table at all: nothing is known about the plan's content;
+* ``True`` when the item is given in the table (a description, a reference to the
+  sheet or page, a ``{ not_applicable = "reason" }`` where the ordinance says
+  "when appropriate", or a file under ``[plan.documents]``);
+* ``False`` when the table is there but the item is not: a plan that is described
+  and lacks the item is incomplete (the finding fails with the citation).
+
+Deerfield § 31.09(1)(D) ("such other information as the Village Engineer deems
+necessary") is discretionary: it is ``True`` when control-sizing calculations are
+given and ``None`` (needs_info, never fail) otherwise.
+
+Example
+-------
+.. code-block:: toml
+
+    [plan]
+    owner_name = "Prairie Homes LLC"
+    owner_address = "100 Main St, Deerfield WI"
+    consultant = { firm = "Ace Engineering", address = "1 Oak St", contact = "J. Doe" }
+    site_description = "5.2-acre field, 12 single-family lots"
+    usgs_topo_map = "Sheet C-1 inset (Deerfield 7.5' quadrangle)"
+    site_area_estimate_acres = 5.2
+    disturbed_area_estimate_acres = 4.1
+    soils_description = "Plano silt loam over glacial till (SSURGO PnB)"
+    groundwater_depth_ft = 6.0
+    receiving_water = "Koshkonong Creek"
+    schedule = "Clearing May 1; grading May; houses June-Oct; seeding Oct 15"
+    maintenance = "Weekly and after 0.5 in rain; silt fence cleaned at 1/3 height"
+    uses_infiltration = false
+    steep_slope_minimization = "No grading on the 25 % bank (area C3)"
+    velocity_dissipation = "Riprap apron at the basin outfall"
+    [plan.sequence]
+    stripping_clearing = "..."
+    ...
+    [plan.bmps]
+    stabilization = "Seed and mulch within 7 days ..."
+    inlet_protection = { not_applicable = "no downslope inlets" }
+    [plan.documents]
+    control_calculations = "calcs/sizing.pdf"
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field, StringConstraints, ValidationError
+
+from georeview.config import NonNeg, NonNegInt, _Strict, validation_message
+from georeview.errors import ConfigError, DataSourceError
+
+if TYPE_CHECKING:
+    from georeview.load import LoadedSubmission
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "BMP_ITEMS",
+    "DOCUMENT_ITEMS",
+    "SEQUENCE_DATES",
+    "SEQUENCE_PHASES",
+    "Bmps",
+    "Consultant",
+    "NotApplicable",
+    "Plan",
+    "Sequence",
+    "parse_plan",
+    "plan_facts",
+]
+
+#: A non-blank text: a description, or where in the plan set the item is (sheet, page).
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+class NotApplicable(_Strict):
+    """An item the ordinance asks for "when appropriate", declared not appropriate."""
+
+    #: Why the item does not apply to this site (quoted in the finding).
+    not_applicable: Text
+
+
+#: A BMP item: its description (or sheet reference), or why it is not appropriate here.
+Item = Annotated[Text | NotApplicable, Field(union_mode="left_to_right")]
+
+
+class Consultant(_Strict):
+    """Somers § 17.10(B)(3)(a): the consulting firm and the principal contact there."""
+
+    firm: Text | None = None
+    address: Text | None = None
+    contact: Text | None = None
+
+
+class Sequence(_Strict):
+    """Somers § 17.10(B)(3)(c): sequence of major land disturbing activities.
+
+    The first four are the phases the ordinance names; the last five are what
+    "sequencing shall identify".
+    """
+
+    stripping_clearing: Text | None = None
+    rough_grading: Text | None = None
+    utilities_infrastructure_buildings: Text | None = None
+    final_grading_landscaping: Text | None = None
+    #: Expected date on which clearing will begin.
+    clearing_start_date: dt.date | None = None
+    #: Estimated duration of exposure of cleared areas, days.
+    exposure_days: NonNegInt | None = None
+    #: Areas of clearing, acres.
+    clearing_area_acres: NonNeg | None = None
+    #: Installation of temporary erosion and sediment control measures (date).
+    controls_install_date: dt.date | None = None
+    #: Establishment of permanent vegetation (date).
+    permanent_vegetation_date: dt.date | None = None
+
+
+#: Somers § 17.10(B)(3)(c) phases and sequencing items (field names of :class:`Sequence`).
+SEQUENCE_PHASES = (
+    "stripping_clearing",
+    "rough_grading",
+    "utilities_infrastructure_buildings",
+    "final_grading_landscaping",
+)
+SEQUENCE_DATES = (
+    "clearing_start_date",
+    "exposure_days",
+    "clearing_area_acres",
+    "controls_install_date",
+    "permanent_vegetation_date",
+)
+
+
+class Bmps(_Strict):
+    """Somers § 17.10(B)(5)(a)-(l): control BMPs, each a description or not_applicable."""
+
+    stabilization: Item | None = None  # (a) interim and permanent stabilization, schedule
+    diversion: Item | None = None  # (b) structural practices to divert, store, limit runoff
+    overland_flow: Item | None = None  # (c) management of overland flow
+    channel_sediment_trapping: Item | None = None  # (d) trapping sediment in channelized flow
+    staging: Item | None = None  # (e) staging to limit exposed soil
+    inlet_protection: Item | None = None  # (f) protection of downslope drainage inlets
+    tracking: Item | None = None  # (g) minimization of tracking at entries and exits
+    offsite_cleanup: Item | None = None  # (h) clean up of off-site sediment deposits
+    waste_disposal: Item | None = None  # (i) disposal of building and waste material
+    drainage_way_stabilization: Item | None = None  # (j) stabilization of drainage ways
+    permanent_stabilization: Item | None = None  # (k) permanent stabilization after grading
+    dust: Item | None = None  # (l) minimization of dust
+
+
+#: The twelve BMP items of Somers § 17.10(B)(5), in the ordinance's order (a)-(l).
+BMP_ITEMS = tuple(Bmps.model_fields)
+
+#: Plan items that a file under ``[plan.documents]`` may provide.
+DOCUMENT_ITEMS = (
+    "plan",
+    "site_map",
+    "final_site_plan",
+    "usgs_topo_map",
+    "sequence",
+    "schedule",
+    "control_calculations",
+    "soils_description",
+    "maintenance",
+    "bmps",
+    "velocity_dissipation",
+)
+DocumentItem = Annotated[str, Field(pattern="^(" + "|".join(DOCUMENT_ITEMS) + ")$")]
+
+
+class Plan(_Strict):
+    """The ``[plan]`` table of submission.toml: what the erosion control plan contains."""
+
+    # Somers 17.10(B)(3)(a); start and end dates are [activity] start_date / end_date.
+    owner_name: Text | None = None
+    owner_address: Text | None = None
+    consultant: Consultant | NotApplicable | None = Field(default=None, union_mode="left_to_right")
+    # 17.10(A), 17.10(B)(3)(b), 31.09(2)
+    site_description: Text | None = None
+    #: Limits of disturbance on a USGS 7.5-minute topographic map: where (sheet) it is.
+    usgs_topo_map: Text | None = None
+    # 17.10(B)(3)(c)
+    sequence: Sequence | None = None
+    #: Development schedule (17.10(A), 31.09(2)); start and completion of each activity
+    #: including installation of control measures (31.09(1)(C)3).
+    schedule: Text | None = None
+    # 17.10(B)(3)(d)
+    site_area_estimate_acres: NonNeg | None = None
+    disturbed_area_estimate_acres: NonNeg | None = None
+    #: 17.10(B)(3)(f): surface soil and subsoils.
+    soils_description: Text | None = None
+    #: 17.10(B)(3)(g): depth to groundwater (NRCS soil information where available).
+    groundwater_depth_ft: NonNeg | None = None
+    #: 17.10(B)(3)(h): immediate named receiving water (USGS 7.5-minute map).
+    receiving_water: Text | None = None
+    #: 17.10(B)(5)(a)-(l).
+    bmps: Bmps | None = None
+    #: Brief BMP / erosion control description of a plan statement (17.10(A), 31.09(2)).
+    bmp_summary: Text | None = None
+    #: 17.10(B)(6): velocity dissipation at discharge locations and outfall channels.
+    velocity_dissipation: Item | None = None
+    #: 31.09(1)(C)4: maintenance of control measures during and after disturbance.
+    maintenance: Text | None = None
+    #: 31.09(1)(D): support calculations for sizing control measures.
+    control_calculations: Text | None = None
+    #: Post-construction runoff is infiltrated (then 17.10(B)(4)(i) asks the map to show where).
+    uses_infiltration: bool | None = None
+    #: 17.08(C)(3)(c): how disturbance on slopes of 20 % or more is minimized (read by review).
+    steep_slope_minimization: bool | Text | None = Field(default=None, union_mode="left_to_right")
+    #: Files in the submission folder that provide an item (item -> relative path).
+    documents: dict[DocumentItem, Text] = Field(default_factory=dict)
+
+
+def parse_plan(data: dict[str, Any], path: Path) -> Plan:
+    """Validate a raw ``[plan]`` table.
+
+    Parameters
+    ----------
+    data : dict
+        The table as read from TOML.
+    path : Path
+        The submission.toml, for messages.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``plan.<key>`` for an unknown key or a wrong type.
+    """
+    try:
+        return Plan.model_validate(dict(data))
+    except ValidationError as exc:
+        _, msg = validation_message(exc)
+        loc = exc.errors()[0]["loc"]
+        # Drop pydantic's union-member tags ("Consultant", "constrained-str", "[key]").
+        keys = [str(p) for p in loc if str(p) not in _UNION_TAGS]
+        if loc and loc[-1] == "[key]" and keys[:1] == ["documents"]:
+            msg = f"unknown document item; use one of: {', '.join(DOCUMENT_ITEMS)}"
+        raise ConfigError(msg, path=path, field=".".join(["plan", *keys])) from None
+
+
+#: Location parts pydantic adds for union members and dict keys (not submission keys).
+_UNION_TAGS = frozenset(
+    {"Consultant", "NotApplicable", "Sequence", "Bmps", "constrained-str", "str", "bool", "[key]"}
+)
+
+
+def _document_paths(plan: Plan, folder: Path, toml: Path) -> dict[str, Path]:
+    """Resolve ``[plan.documents]``; every file must exist inside the submission folder."""
+    out: dict[str, Path] = {}
+    root = folder.resolve()
+    for item, name in plan.documents.items():
+        p = (folder / name).resolve()
+        field = f"plan.documents.{item}"
+        if not p.is_relative_to(root):
+            raise DataSourceError(
+                f"{name!r} points outside the submission folder", path=toml, field=field
+            )
+        if not p.is_file():
+            raise DataSourceError(
+                f"document {name!r} not found in the submission folder", path=toml, field=field
+            )
+        out[item] = p
+    return out
+
+
+def _given(v: Any) -> bool:
+    return v is not None
+
+
+def _all_given(model: Any, names: tuple[str, ...]) -> bool:
+    return model is not None and all(getattr(model, n) is not None for n in names)
+
+
+def plan_items(plan: Plan, documents: dict[str, Any], activity: Any) -> dict[str, bool]:
+    """Return which plan items are given (before the unknown/absent distinction).
+
+    Parameters
+    ----------
+    plan : Plan
+        The validated ``[plan]`` table.
+    documents : dict
+        Items provided by a document (keys of ``[plan.documents]``).
+    activity : georeview.config.Activity
+        For the start and end dates (Somers 17.10(B)(3)(a)).
+
+    Returns
+    -------
+    dict of str to bool
+        One entry per ``plan.has.<item>`` fact.
+    """
+    doc = set(documents)
+    c = plan.consultant
+    seq = plan.sequence
+    bmps = plan.bmps
+    items: dict[str, bool] = {
+        "owner": _given(plan.owner_name) and _given(plan.owner_address),
+        "consultant": isinstance(c, NotApplicable)
+        or (isinstance(c, Consultant) and _all_given(c, ("firm", "address", "contact"))),
+        "dates": activity.start_date is not None and activity.end_date is not None,
+        "site_description": _given(plan.site_description),
+        "usgs_topo_map": _given(plan.usgs_topo_map) or "usgs_topo_map" in doc,
+        "sequence_phases": _all_given(seq, SEQUENCE_PHASES) or "sequence" in doc,
+        "sequencing": _all_given(seq, SEQUENCE_DATES) or "sequence" in doc,
+        "area_estimates": _given(plan.site_area_estimate_acres)
+        and _given(plan.disturbed_area_estimate_acres),
+        "soils_description": _given(plan.soils_description) or "soils_description" in doc,
+        "groundwater_depth": _given(plan.groundwater_depth_ft),
+        "receiving_water": _given(plan.receiving_water),
+        "velocity_dissipation": _given(plan.velocity_dissipation) or "velocity_dissipation" in doc,
+        "maintenance": _given(plan.maintenance) or "maintenance" in doc,
+        "control_calculations": _given(plan.control_calculations) or "control_calculations" in doc,
+    }
+    for name in BMP_ITEMS:
+        items[f"bmp.{name}"] = (bmps is not None and getattr(bmps, name) is not None) or (
+            "bmps" in doc
+        )
+    any_bmp = any(items[f"bmp.{n}"] for n in BMP_ITEMS)
+    items["bmp_summary"] = _given(plan.bmp_summary) or any_bmp
+    # A development schedule: stated, a document, or a fully dated sequence.
+    items["schedule"] = (
+        _given(plan.schedule) or "schedule" in doc or (items["sequencing"] and items["dates"])
+    )
+    return items
+
+
+def plan_facts(submission: LoadedSubmission) -> dict[str, Any]:
+    """Turn the submission's ``[plan]`` table into flat facts for the rules.
+
+    Parameters
+    ----------
+    submission : georeview.load.LoadedSubmission
+        The loaded submission (its ``config.plan`` is the raw ``[plan]`` table).
+
+    Returns
+    -------
+    dict
+        ``plan.given`` (bool: the table is there), ``plan.has.<item>`` (bool or
+        None, see the module docstring), ``plan.bmp.not_applicable.<item>`` (the
+        stated reason, or None), ``plan.documents.<item>`` (file name) and
+        ``plan.<key>`` for every scalar key of the table.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown key or a wrong type, naming ``plan.<key>`` in submission.toml.
+    DataSourceError
+        When a file named under ``[plan.documents]`` is missing or outside the folder.
+    """
+    toml = submission.folder / "submission.toml"
+    raw = submission.config.plan
+    plan = parse_plan(raw, toml)
+    docs = _document_paths(plan, submission.folder, toml)
+    given = bool(raw)
+    items = plan_items(plan, docs, submission.config.activity)
+    facts: dict[str, Any] = {"plan.given": given}
+    for name, ok in items.items():
+        if not given:
+            value: bool | None = None
+        elif name == "control_calculations":
+            # Deerfield 31.09(1)(D) is at the Village Engineer's discretion: never a fail.
+            value = True if ok else None
+        else:
+            value = ok
+        facts[f"plan.has.{name}"] = value
+    bmps = plan.bmps
+    for name in BMP_ITEMS:
+        v = getattr(bmps, name) if bmps is not None else None
+        facts[f"plan.bmp.not_applicable.{name}"] = (
+            v.not_applicable if isinstance(v, NotApplicable) else None
+        )
+    for item, p in docs.items():
+        facts[f"plan.documents.{item}"] = p.name
+    for key, value in plan.model_dump().items():
+        if value is None or isinstance(value, (str, bool, int, float, dt.date)):
+            facts[f"plan.{key}"] = value
+    log.debug("plan facts: %d items, given=%s", len(items), given)
+    return facts

@@ -1,0 +1,428 @@
+"""Site-map checks: what the applicant's site map must show, against the layers.
+
+Somers § 17.10(B)(4)(a)-(j) and Deerfield § 31.09(1)(A)-(C) list what a site map
+shows. Some items are always required (site boundary, areas of disturbance,
+controls); others depend on what lies on or *immediately adjacent to* the site:
+lakes, streams, wetlands, channels, ditches, floodplains, floodways, roads. This
+module finds those features in the reference layers and compares them with what
+the submission says its map shows, giving flat facts for the rules in
+``georeview/ordinances/<municipality>.sitemap.toml``.
+
+What the map shows
+------------------
+A feature is shown when ``[site_map] shows`` lists it, or when the submission
+folder has a ``sitemap/`` layer named for it: ``sitemap/<feature>.geojson``
+(``.json``, ``.gpkg`` or ``.shp``), ``<feature>`` one of
+:data:`georeview.config.SITE_MAP_FEATURES` (``sitemap/wetlands.geojson``,
+``sitemap/controls.gpkg`` ...). A layer with another name is refused (a typo must
+not silently read as "not shown"). When neither ``shows`` nor ``sitemap/`` is
+given, what the map shows is unknown (``None``: needs_info).
+
+Feature names a near-site check accepts (a map that shows "surface waters" shows
+the stream): :data:`SHOWN_AS`.
+
+"Immediately adjacent"
+----------------------
+Neither ordinance defines it. The distance is ordinance data: the ``limit`` (ft)
+of the rule ``<municipality>.sitemap.adjacent`` in the municipality's
+``sitemap`` part file, where the reason is written.
+
+Facts
+-----
+``site_map.adjacent_ft``; for each near-site feature ``X`` of :data:`NEAR_FEATURES`:
+``site_map.near.X`` (on or within the adjacent distance; None when the layer is
+absent), ``site_map.shows.X`` and ``site_map.feature_ok.X`` (True when not near or
+shown, False when near and not shown, None when unknown); ``site_map.shows.<f>``
+for every feature of SITE_MAP_FEATURES; ``site_map.on_site.wetlands``;
+``site_map.near.downstream_discharge`` (the 1/4-mile trace reaches a water);
+``site_map.provided``; and, when a contour layer is submitted, its measured
+interval as ``site_map.contour_interval_ft``; when a grid layer is submitted,
+``site_map.grid`` is whether it covers the whole site.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import shapely
+
+from georeview.config import SITE_MAP_FEATURES
+from georeview.errors import ConfigError, DataSourceError, GeometryError, InputError
+from georeview.load import VECTOR_SUFFIXES, read_layer
+from georeview.units import M_PER_FT
+
+if TYPE_CHECKING:
+    import geopandas as gpd
+    from pyproj import CRS
+
+    from georeview.load import LoadedSubmission
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "CONTOUR_FIELDS",
+    "NEAR_FEATURES",
+    "SHOWN_AS",
+    "SITEMAP_DIR",
+    "adjacent_distance_ft",
+    "features_near",
+    "sitemap_facts",
+    "sitemap_layers",
+]
+
+#: Folder of the submission holding one layer per feature the site map shows.
+SITEMAP_DIR = "sitemap"
+
+#: Features that must be shown where they lie on or immediately adjacent to the site.
+NEAR_FEATURES = ("wetlands", "floodplain", "floodway", "streams", "lakes", "watercourses", "roads")
+
+#: ``shows`` entries that count as showing a near-site feature. Channels and ditches
+#: (NHD CanalDitch) are "watercourses" (Somers (4)(a), Deerfield (A)2) and an engineered
+#: drainage system (Somers (4)(a)); a map of "surface waters" shows streams and lakes.
+SHOWN_AS: dict[str, tuple[str, ...]] = {
+    "wetlands": ("wetlands",),
+    "floodplain": ("floodplain",),
+    "floodway": ("floodway",),
+    "streams": ("streams", "watercourses", "surface_waters"),
+    "lakes": ("lakes", "surface_waters"),
+    "watercourses": ("watercourses", "drainage"),
+    "roads": ("roads",),
+}
+
+#: NHD ``FType`` codes (USGS NHD data dictionary, FType domain): 336 CanalDitch,
+#: 466 SwampMarsh. Other lines are streams (460 StreamRiver, 558 ArtificialPath ...)
+#: and other polygons are lakes and ponds (390 LakePond, 436 Reservoir ...).
+NHD_CANAL_DITCH = 336
+NHD_SWAMP_MARSH = 466
+
+#: Elevation attributes tried, in order, when ``[site_map] contour_field`` is not given.
+CONTOUR_FIELDS = ("elev_ft", "elevation", "elev", "contour", "contour_ft")
+
+_LINE_TYPES = (1, 2, 5)  # LineString, LinearRing, MultiLineString
+_POLY_TYPES = (3, 6)
+
+
+def adjacent_distance_ft(municipality: str) -> float:
+    """Return the "immediately adjacent" distance of a municipality's ordinance, ft.
+
+    It is the ``limit`` of rule ``<municipality>.sitemap.adjacent`` (ordinance data).
+
+    Raises
+    ------
+    ConfigError
+        When the ordinance has no such rule or its limit is not a positive number.
+    """
+    from georeview.rules import load_ordinance
+
+    ordinance = load_ordinance(municipality)
+    rid = f"{municipality}.sitemap.adjacent"
+    for rule in ordinance.rules:
+        if rule.id == rid:
+            if isinstance(rule.limit, (int, float)) and rule.limit > 0:
+                return float(rule.limit)
+            break
+    raise ConfigError(
+        f"the ordinance needs a rule {rid!r} whose limit is the adjacent distance in ft",
+        field="rules",
+    )
+
+
+def _unit_m(crs: CRS) -> float:
+    return float(crs.axis_info[0].unit_conversion_factor)
+
+
+def _split_hydrography(
+    hydro: gpd.GeoDataFrame | None, ftype_field: str
+) -> dict[str, np.ndarray | None]:
+    """Split a hydrography layer into streams, watercourses (ditches), lakes, marsh."""
+    if hydro is None:
+        return dict.fromkeys(("streams", "watercourses", "lakes", "marsh"))
+    geoms = np.asarray(hydro.geometry.values, dtype=object)
+    types = shapely.get_type_id(geoms)
+    if ftype_field in hydro.columns:
+        ftype = np.asarray(hydro[ftype_field].fillna(-1), dtype=np.int64)
+    else:
+        ftype = np.full(len(hydro), -1, dtype=np.int64)
+    lines = np.isin(types, _LINE_TYPES)
+    polys = np.isin(types, _POLY_TYPES)
+    return {
+        "streams": geoms[lines & (ftype != NHD_CANAL_DITCH)],
+        "watercourses": geoms[lines & (ftype == NHD_CANAL_DITCH)],
+        "lakes": geoms[polys & (ftype != NHD_SWAMP_MARSH)],
+        "marsh": geoms[polys & (ftype == NHD_SWAMP_MARSH)],
+    }
+
+
+def _geoms(gdf: gpd.GeoDataFrame | None) -> np.ndarray | None:
+    return None if gdf is None else np.asarray(gdf.geometry.values, dtype=object)
+
+
+def _within(geoms: np.ndarray | None, site: shapely.Geometry, dist: float) -> bool | None:
+    """Whether any geometry lies on the site or within ``dist`` of it (CRS units)."""
+    if geoms is None:
+        return None
+    if geoms.size == 0:
+        return False
+    return bool(np.any(shapely.dwithin(geoms, site, dist)))
+
+
+def features_near(
+    site: shapely.Geometry,
+    layers_near: dict[str, gpd.GeoDataFrame | None],
+    *,
+    adjacent_ft: float,
+    working_crs: CRS,
+    ftype_field: str = "FType",
+) -> dict[str, bool | None]:
+    """Which mapped features lie on or within ``adjacent_ft`` of the site.
+
+    Parameters
+    ----------
+    site : shapely Polygon or MultiPolygon
+        The site, in the working CRS.
+    layers_near : dict
+        Layers in the working CRS, ``None`` (or missing) when absent: ``wetlands``,
+        ``floodplain`` (the special flood hazard area polygons), ``floodway``,
+        ``hydrography`` (streams as lines, water bodies as polygons; NHD ``FType``
+        separates ditches and marshes), ``roads``.
+    adjacent_ft : float
+        The "immediately adjacent" distance, ft.
+    working_crs : pyproj.CRS
+        Projected CRS of the geometries.
+    ftype_field : str
+        NHD feature-type attribute of the hydrography layer.
+
+    Returns
+    -------
+    dict
+        ``{feature: True | False | None}`` for each of :data:`NEAR_FEATURES`;
+        None when the layer that would say is absent. NHD swamp/marsh polygons
+        count as wetlands.
+    """
+    dist = adjacent_ft * M_PER_FT / _unit_m(working_crs)
+    hydro = _split_hydrography(layers_near.get("hydrography"), ftype_field)
+    wet = _within(_geoms(layers_near.get("wetlands")), site, dist)
+    marsh = _within(hydro["marsh"], site, dist)
+    return {
+        "wetlands": True if marsh is True else wet,
+        "floodplain": _within(_geoms(layers_near.get("floodplain")), site, dist),
+        "floodway": _within(_geoms(layers_near.get("floodway")), site, dist),
+        "streams": _within(hydro["streams"], site, dist),
+        "lakes": _within(hydro["lakes"], site, dist),
+        "watercourses": _within(hydro["watercourses"], site, dist),
+        "roads": _within(_geoms(layers_near.get("roads")), site, dist),
+    }
+
+
+def sitemap_layers(folder: Path, working_crs: CRS) -> dict[str, gpd.GeoDataFrame] | None:
+    """Read the submission's ``sitemap/`` layers, one per feature the map shows.
+
+    Returns
+    -------
+    dict or None
+        ``{feature: GeoDataFrame}`` in the working CRS; None when there is no
+        ``sitemap/`` folder.
+
+    Raises
+    ------
+    ConfigError
+        A vector file whose name is not a site-map feature, or two files for one.
+    GeometryError
+        A layer with no features.
+    """
+    d = Path(folder) / SITEMAP_DIR
+    if not d.is_dir():
+        return None
+    out: dict[str, gpd.GeoDataFrame] = {}
+    for p in sorted(d.iterdir()):
+        if p.suffix.lower() not in VECTOR_SUFFIXES:
+            continue  # shapefile sidecars, notes
+        name = p.stem
+        if name not in SITE_MAP_FEATURES:
+            raise ConfigError(
+                f"layer name {name!r} is not a site-map feature; name it one of: "
+                + ", ".join(SITE_MAP_FEATURES),
+                path=p,
+            )
+        if name in out:
+            raise ConfigError(f"two layers for {name!r}", path=p)
+        gdf = read_layer(p, working_crs, label=f"{SITEMAP_DIR}/{name}")
+        if gdf.empty:
+            raise GeometryError("contains no features", path=p)
+        out[name] = gdf
+    return out
+
+
+def _inside(folder: Path, name: str, field: str) -> Path:
+    toml = folder / "submission.toml"
+    p = (folder / name).resolve()
+    if not p.is_relative_to(folder.resolve()):
+        raise DataSourceError(
+            f"{name!r} points outside the submission folder", path=toml, field=field
+        )
+    if not p.exists():
+        raise DataSourceError(f"file {name!r} not found", path=toml, field=field)
+    return p
+
+
+def contour_field(gdf: gpd.GeoDataFrame, declared: str | None, path: Path) -> str:
+    """Return the elevation attribute of a contour layer (declared, or a usual name)."""
+    if declared is not None:
+        if declared not in gdf.columns:
+            raise ConfigError(
+                f"the contour layer has no attribute {declared!r}",
+                path=path,
+                field="site_map.contour_field",
+            )
+        return declared
+    lower = {str(c).lower(): str(c) for c in gdf.columns}
+    for name in CONTOUR_FIELDS:
+        if name in lower:
+            return lower[name]
+    raise ConfigError(
+        "name the elevation attribute of the contour layer (site_map.contour_field); "
+        f"none of {', '.join(CONTOUR_FIELDS)} found",
+        path=path,
+        field="site_map.contour_field",
+    )
+
+
+def _grid_covers(grid: gpd.GeoDataFrame, site: shapely.Geometry, tol: float) -> bool:
+    """Whether a grid layer overlies the whole site (polygons: their union; lines: extent)."""
+    geoms = np.asarray(grid.geometry.values, dtype=object)
+    polys = geoms[np.isin(shapely.get_type_id(geoms), _POLY_TYPES)]
+    cover = shapely.union_all(polys) if polys.size else shapely.box(*shapely.total_bounds(geoms))
+    return bool(shapely.covers(shapely.buffer(cover, tol), site))
+
+
+def sitemap_facts(
+    submission: LoadedSubmission,
+    *,
+    layers_near: dict[str, gpd.GeoDataFrame | None],
+    working_crs: CRS,
+    downstream: dict[str, Any] | None = None,
+    adjacent_ft: float | None = None,
+) -> dict[str, Any]:
+    """Facts about the site map for the ``sitemap`` rules.
+
+    Parameters
+    ----------
+    submission : georeview.load.LoadedSubmission
+        The loaded submission (site in the working CRS, its folder and config).
+    layers_near : dict
+        Reference layers read around the site, in the working CRS (see
+        :func:`features_near`); a missing or None entry makes its items unknown.
+    working_crs : pyproj.CRS
+        The projected working CRS.
+    downstream : dict, optional
+        The downstream trace (``DownstreamResult.to_dict()``); its
+        ``reaches_water_within_quarter_mile`` says whether Somers (4)(h) asks for the
+        discharge locations. None when not traced.
+    adjacent_ft : float, optional
+        "Immediately adjacent" distance; default: the ordinance's
+        (:func:`adjacent_distance_ft`).
+
+    Returns
+    -------
+    dict
+        Flat facts (see the module docstring).
+
+    Raises
+    ------
+    ConfigError, DataSourceError, GeometryError, CRSError
+        For a bad ``sitemap/`` layer, contour layer or grid layer, naming the file.
+    """
+    cfg = submission.config
+    sm = cfg.site_map
+    folder = submission.folder
+    site = submission.site_geom
+    if adjacent_ft is None:
+        adjacent_ft = adjacent_distance_ft(cfg.municipality)
+    facts: dict[str, Any] = {"site_map.adjacent_ft": adjacent_ft}
+
+    layers = sitemap_layers(folder, working_crs)
+    declared = set(sm.shows) if sm.shows is not None else None
+    from_layers = set(layers or ())
+    known = declared is not None or layers is not None
+    shown = (declared or set()) | from_layers
+
+    contour_path = _inside(folder, sm.contours, "site_map.contours") if sm.contours else None
+    if contour_path is not None:
+        from georeview.terrain import measure_contour_interval_ft
+
+        gdf = read_layer(contour_path, working_crs, label="site_map.contours")
+        fld = contour_field(gdf, sm.contour_field, contour_path)
+        try:
+            measured = measure_contour_interval_ft(gdf, fld)
+        except InputError as exc:
+            raise ConfigError(
+                f"{exc.message} ({fld})", path=contour_path, field="site_map.contours"
+            ) from None
+        facts["site_map.contour_interval_ft"] = measured
+        facts["site_map.contour_interval_measured_ft"] = measured
+        facts["site_map.contour_interval_source"] = "measured"
+        shown.add("topography")
+        log.info("contour layer %s: measured interval %.3f ft", contour_path.name, measured)
+    else:
+        facts["site_map.contour_interval_measured_ft"] = None
+        facts["site_map.contour_interval_source"] = (
+            "declared" if sm.contour_interval_ft is not None else None
+        )
+
+    if sm.grid_layer:
+        grid_path = _inside(folder, sm.grid_layer, "site_map.grid_layer")
+        grid = read_layer(grid_path, working_crs, label="site_map.grid_layer")
+        if grid.empty:
+            raise GeometryError("contains no features", path=grid_path)
+        covers = _grid_covers(grid, site, tol=M_PER_FT / _unit_m(working_crs))
+        facts["site_map.grid_covers_site"] = covers
+        facts["site_map.grid"] = covers
+        shown.add("grid")
+    elif sm.grid is not None:
+        facts["site_map.grid"] = sm.grid
+        if sm.grid:
+            shown.add("grid")
+    if "grid" in shown and "site_map.grid" not in facts:
+        facts["site_map.grid"] = True
+
+    for f in SITE_MAP_FEATURES:
+        facts[f"site_map.shows.{f}"] = True if f in shown else (False if known else None)
+
+    near = features_near(site, layers_near, adjacent_ft=adjacent_ft, working_crs=working_crs)
+    for f in NEAR_FEATURES:
+        s: bool | None = any(a in shown for a in SHOWN_AS[f])
+        if not s and not known:
+            s = None
+        facts[f"site_map.near.{f}"] = near[f]
+        facts[f"site_map.shows.{f}"] = s
+        facts[f"site_map.feature_ok.{f}"] = _tri_or_ok(near[f], s)
+
+    wet = layers_near.get("wetlands")
+    facts["site_map.on_site.wetlands"] = (
+        None
+        if wet is None
+        else bool(np.any(shapely.intersects(np.asarray(wet.geometry.values), site)))
+    )
+    reaches = None if downstream is None else downstream.get("reaches_water_within_quarter_mile")
+    facts["site_map.near.downstream_discharge"] = reaches
+    facts["site_map.feature_ok.downstream_discharge"] = _tri_or_ok(
+        reaches, facts["site_map.shows.downstream_discharge"]
+    )
+    documented = "site_map" in (cfg.plan.get("documents") or {})
+    facts["site_map.provided"] = (
+        True if (shown or sm.scale_ft_per_inch is not None or documented) else None
+    )
+    facts["site_map.layers"] = tuple(sorted(from_layers))
+    return facts
+
+
+def _tri_or_ok(near: bool | None, shown: bool | None) -> bool | None:
+    """True when not near or shown; False when near and not shown; else None."""
+    if near is False or shown is True:
+        return True
+    if near is True and shown is False:
+        return False
+    return None
