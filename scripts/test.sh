@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Run georeview's tests from nothing: system tools, a virtualenv, the package, pytest.
+#   bash scripts/test.sh            # all tests
+#   bash scripts/test.sh -k jurisdiction
+# As root on Debian it installs gdal-bin (gdaldem, the slope reference) and chromium
+# (browser tests) from apt; elsewhere install them yourself or those tests are skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v gdaldem >/dev/null 2>&1 || need_apt+=(gdal-bin)
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing from apt: ${need_apt[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+  else
+    echo "warning: ${need_apt[*]} not installed; the tests that need them will be skipped" >&2
+  fi
+fi
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e ".[test,dask,parquet]"
+exec .venv/bin/python -m pytest -q "$@"
