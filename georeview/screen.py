@@ -1,0 +1,1624 @@
+"""Screening stage: every parcel of an area against the ordinance, vectorised and partitioned.
+
+``georeview screen PARCELS --layers LAYERS_DIR --out FILE`` answers, for each parcel,
+where it lies (village, extraterritorial area, outside; with area shares), how much
+100-year floodplain, floodway, wetland and (with a DEM) steep slope it holds, and
+whether an *assumed* activity on it would be regulated, how it would be classed and
+which rules with which citations would apply.
+
+Geometry work is array work: reference layers are dissolved once and cut into small
+pieces (like PostGIS ``ST_Subdivide``), an :class:`shapely.STRtree` pairs parcels with
+pieces, pieces that contain a parcel properly give its whole area without an
+intersection, and the rest are intersected pairwise in one call; areas are summed per
+parcel with :func:`numpy.bincount`. Rules are evaluated over pandas columns with the
+same three-valued (Kleene) logic as :func:`georeview.rules.judge`
+(:func:`judge_frame`; the tests compare the two row by row).
+
+Input is read in partitions (``partition_size`` rows); each finished partition is
+written to ``OUT.parts/`` with a manifest keyed by the input's hash and the options, so
+an interrupted run resumes where it stopped and produces the same file as an
+uninterrupted one. The output is written under a temporary name and renamed when
+complete. ``--workers N`` and ``--scheduler ADDRESS`` run the partitions on Dask
+(:mod:`georeview._dask`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import shapely
+
+from georeview import __version__
+from georeview.config import Activity, parse_model
+from georeview.errors import (
+    ConfigError,
+    CRSError,
+    DataSourceError,
+    InputError,
+    OutputError,
+)
+from georeview.rules import Condition, Ordinance, Rule
+from georeview.units import acres_to_sqft, sqft_to_acres
+
+log = logging.getLogger(__name__)
+
+#: Output formats by suffix.
+OUTPUT_SUFFIXES = (".csv", ".gpkg", ".parquet")
+#: Rows per partition (memory stays near one partition of input plus the layers).
+PARTITION_SIZE = 50_000
+#: Pieces of a dissolved layer hold at most this many vertices (bounded intersection cost).
+MAX_PIECE_VERTICES = 256
+#: Largest DEM window read at once for one group of parcels, cells.
+MAX_DEM_CELLS = 50_000_000
+#: Shares below this fraction of a parcel are digitising slivers (as jurisdiction.locate).
+SLIVER_SHARE = 0.001
+
+#: Wisconsin statewide parcel schema (V6+, State Cartographer's Office): role -> field.
+WISCONSIN_COLUMNS: dict[str, str] = {
+    "id": "PARCELID",
+    "propclass": "PROPCLASS",
+    "auxclass": "AUXCLASS",
+    "acres": "GISACRES",
+    "owner": "OWNERNME1",
+    "address": "SITEADRESS",
+}
+#: Roles a column map may name.
+COLUMN_ROLES = tuple(WISCONSIN_COLUMNS)
+#: Class codes (PROPCLASS / AUXCLASS tokens) that map to an activity kind of the
+#: ordinances' exclusions: class 4 agricultural (Wis. Stat. § 70.32(2)(a)4), X2 state-owned
+#: exempt land (AUXCLASS "X2" of the statewide schema).
+CLASS_KINDS: dict[str, str] = {"4": "agricultural", "X2": "state_agency"}
+
+#: Result columns added to every input row, in this order.
+RESULT_COLUMNS = (
+    "row",
+    "parcel_id",
+    "status",
+    "error",
+    "jurisdiction",
+    "share_village",
+    "share_extraterritorial",
+    "share_outside",
+    "straddles",
+    "municipality",
+    "area_sqft",
+    "disturbed_sqft",
+    "floodplain_sqft",
+    "floodway_sqft",
+    "wetland_sqft",
+    "steep_slope_sqft",
+    "steep_slope_gt_sqft",
+    "kinds",
+    "regulated",
+    "category",
+    "larger_site",
+    "extraordinary",
+    "reach_citation",
+    "exempt_by",
+    "triggered_by",
+    "classified_by",
+    "rules",
+    "citations",
+)
+#: What an assumed activity does not mention, it does not do (a screening states the
+#: whole activity); other [activity] facts left out stay unknown.
+SCREEN_DEFAULTS: dict[str, Any] = {
+    "fill_cubic_yards": 0,
+    "pipe_length_ft": 0,
+    "lots_created": 0,
+    "kinds": [],
+}
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """The activity assumed on every parcel (``--assume``).
+
+    Attributes
+    ----------
+    disturb : {"whole", "none", "sqft", "fraction"}
+        How much of each parcel is disturbed: all of it, none, a stated area
+        (``amount`` square feet, capped at the parcel's area) or a fraction.
+    amount : float or None
+        Square feet (``sqft``) or fraction (``fraction``).
+    activity : Activity
+        The other facts of the activity (kinds, fill, pipe length, lots, ...).
+    text : str
+        The option as given (recorded in the manifest).
+    """
+
+    disturb: str = "whole"
+    amount: float | None = None
+    activity: Activity = field(default_factory=Activity)
+    text: str = "disturb=whole"
+
+
+def _scalar(text: str) -> Any:
+    low = text.strip().lower()
+    if low in ("true", "yes"):
+        return True
+    if low in ("false", "no"):
+        return False
+    try:
+        return int(low)
+    except ValueError:
+        pass
+    try:
+        return float(low)
+    except ValueError:
+        return text.strip()
+
+
+def parse_assume(text: str | None) -> Assumption:
+    """Parse ``--assume``: comma-separated ``key=value`` pairs.
+
+    ``disturb`` is ``whole`` (default) or ``none``; ``disturb_acres``,
+    ``disturb_sqft`` or ``disturb_fraction`` state a part of each parcel instead.
+    Every other key is a field of ``[activity]`` in submission.toml; ``kinds`` takes
+    several kinds joined by ``+`` (``kinds=subdivision+road``), and a bare word after
+    ``kinds=...`` is one more kind (``kinds=subdivision,road``).
+
+    Raises
+    ------
+    ConfigError
+        Unknown key, bad number or unknown activity kind (field ``--assume``).
+    """
+    text = (text or "").strip() or "disturb=whole"
+    pairs: dict[str, Any] = {}
+    last = None
+    for token in (t.strip() for t in text.split(",")):
+        if not token:
+            continue
+        if "=" not in token:
+            if last == "kinds":
+                pairs["kinds"].append(token)
+                continue
+            raise ConfigError(f"expected key=value, got {token!r}", field="--assume")
+        key, value = (s.strip() for s in token.split("=", 1))
+        if key == "kinds":
+            pairs["kinds"] = [k for k in re.split(r"[+;|\s]+", value) if k]
+        else:
+            pairs[key] = _scalar(value)
+        last = key
+    disturb, amount = "whole", None
+    given = [
+        k for k in ("disturb", "disturb_acres", "disturb_sqft", "disturb_fraction") if k in pairs
+    ]
+    if len(given) > 1:
+        raise ConfigError(f"give one of {', '.join(given)}", field="--assume")
+    if "disturb" in pairs:
+        disturb = str(pairs.pop("disturb")).lower()
+        if disturb not in ("whole", "none"):
+            raise ConfigError(
+                f"disturb must be 'whole' or 'none', got {disturb!r}", field="--assume"
+            )
+    for key, kind, factor in (
+        ("disturb_acres", "sqft", acres_to_sqft(1.0)),
+        ("disturb_sqft", "sqft", 1.0),
+        ("disturb_fraction", "fraction", 1.0),
+    ):
+        if key in pairs:
+            v = pairs.pop(key)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+                raise ConfigError(f"{key} must be a number >= 0, got {v!r}", field="--assume")
+            if kind == "fraction" and v > 1:
+                raise ConfigError("disturb_fraction must be between 0 and 1", field="--assume")
+            disturb, amount = kind, float(v) * factor
+    bad = [k for k in pairs if k not in Activity.model_fields]
+    for key, default in SCREEN_DEFAULTS.items():
+        pairs.setdefault(key, default)
+    if bad:
+        raise ConfigError(
+            f"unknown key {bad[0]!r}; use disturb, disturb_acres, disturb_sqft, "
+            f"disturb_fraction or an [activity] field",
+            field="--assume",
+        )
+    try:
+        activity = parse_model(Activity, pairs, Path("--assume"))
+    except ConfigError as exc:
+        raise ConfigError(exc.message, field=f"--assume {exc.field or ''}".strip()) from None
+    return Assumption(disturb=disturb, amount=amount, activity=activity, text=text)
+
+
+def parse_columns(text: str | None, id_field: str | None = None) -> dict[str, str]:
+    """Parse ``--columns "id=ML,propclass=CLASS"`` into a role -> field map.
+
+    Roles not named keep their Wisconsin statewide schema field (:data:`WISCONSIN_COLUMNS`);
+    ``--id-field`` is a shortcut for ``id=FIELD``.
+    """
+    out = dict(WISCONSIN_COLUMNS)
+    for token in (t.strip() for t in (text or "").split(",")):
+        if not token:
+            continue
+        if "=" not in token:
+            raise ConfigError(f"expected role=FIELD, got {token!r}", field="--columns")
+        role, name = (s.strip() for s in token.split("=", 1))
+        if role not in COLUMN_ROLES:
+            raise ConfigError(
+                f"unknown role {role!r}; roles: {', '.join(COLUMN_ROLES)}", field="--columns"
+            )
+        out[role] = name
+    if id_field:
+        out["id"] = id_field
+    return out
+
+
+# --------------------------------------------------------------------------- geometry core
+
+
+def subdivide(geoms: Any, max_vertices: int = MAX_PIECE_VERTICES, max_depth: int = 30) -> Any:
+    """Cut polygons into pieces of at most ``max_vertices`` vertices (like ``ST_Subdivide``).
+
+    Pieces are halved across the longer side of their bounding box until small
+    enough; the loop runs once per level (about log2 of the vertex count), over arrays.
+    The pieces do not overlap and their union is the input.
+
+    Returns
+    -------
+    numpy.ndarray of shapely.Polygon
+    """
+    todo = _polygon_parts(np.asarray(geoms, dtype=object))
+    done = []
+    for _ in range(max_depth):
+        if todo.size == 0:
+            break
+        small = shapely.get_num_coordinates(todo) <= max_vertices
+        done.append(todo[small])
+        big = todo[~small]
+        if big.size == 0:
+            todo = big
+            break
+        b = shapely.bounds(big)
+        wide = (b[:, 2] - b[:, 0]) >= (b[:, 3] - b[:, 1])
+        mx = np.where(wide, (b[:, 0] + b[:, 2]) / 2, b[:, 2])
+        my = np.where(wide, b[:, 3], (b[:, 1] + b[:, 3]) / 2)
+        first = shapely.box(b[:, 0], b[:, 1], mx, my)
+        second = shapely.box(
+            np.where(wide, mx, b[:, 0]), np.where(wide, b[:, 1], my), b[:, 2], b[:, 3]
+        )
+        halves = np.concatenate(
+            [shapely.intersection(big, first), shapely.intersection(big, second)]
+        )
+        todo = _polygon_parts(halves)
+    done.append(todo)
+    out = np.concatenate(done) if done else np.empty(0, dtype=object)
+    return out[shapely.area(out) > 0]
+
+
+def _polygon_parts(geoms: Any) -> Any:
+    """The non-empty polygons among the parts of ``geoms`` (collections flattened)."""
+    geoms = np.asarray(geoms, dtype=object)
+    if geoms.size == 0:
+        return np.empty(0, dtype=object)
+    parts = shapely.get_parts(geoms[~shapely.is_missing(geoms)])
+    parts = shapely.get_parts(parts)  # collections inside multi-geometries
+    keep = (shapely.get_type_id(parts) == 3) & ~shapely.is_empty(parts)
+    return parts[keep]
+
+
+def dissolve_pieces(geoms: Any, max_vertices: int = MAX_PIECE_VERTICES) -> Any:
+    """Union a layer's polygons (no area counted twice) and subdivide the union."""
+    polys = _polygon_parts(shapely.make_valid(np.asarray(geoms, dtype=object)))
+    if polys.size == 0:
+        return polys
+    return subdivide(np.array([shapely.union_all(polys)], dtype=object), max_vertices)
+
+
+def pair_areas(parcels: Any, pieces: Any, tree: Any = None) -> tuple[Any, Any, Any]:
+    """Intersection areas of every intersecting (parcel, piece) pair.
+
+    Parameters
+    ----------
+    parcels, pieces : array of shapely geometries
+        Parcels and non-overlapping (or labelled) pieces, same projected CRS.
+    tree : shapely.STRtree, optional
+        Tree of ``pieces`` (built when not given).
+
+    Returns
+    -------
+    (parcel_index, piece_index, area) : tuple of numpy.ndarray
+        Area in CRS units squared; pairs that merely touch have area 0.
+    """
+    if len(pieces) == 0 or len(parcels) == 0:
+        e = np.empty(0, dtype=np.intp)
+        return e, e, np.empty(0)
+    tree = tree if tree is not None else shapely.STRtree(pieces)
+    i, j = tree.query(parcels, predicate="intersects")
+    area = np.empty(i.size)
+    if i.size:
+        shapely.prepare(pieces)
+        inside = shapely.contains_properly(pieces[j], parcels[i])
+        area[inside] = shapely.area(parcels[i[inside]])
+        cut = ~inside
+        area[cut] = shapely.area(shapely.intersection(parcels[i[cut]], pieces[j[cut]]))
+    return i, j, area
+
+
+def overlap_areas(parcels: Any, pieces: Any | None) -> Any:
+    """Area of each parcel covered by a dissolved layer, CRS units squared.
+
+    ``None`` pieces (layer absent) give NaN (unknown) for every parcel.
+    """
+    n = len(parcels)
+    if pieces is None:
+        return np.full(n, np.nan)
+    i, _, area = pair_areas(parcels, pieces)
+    return np.bincount(i, weights=area, minlength=n).astype(float)
+
+
+def largest_label(parcels: Any, pieces: Any, labels: Any, n_labels: int) -> tuple[Any, Any]:
+    """For each parcel, the label holding most of its area, and that area.
+
+    Returns ``(label, area)``; label -1 and area 0 where no piece overlaps.
+    """
+    n = len(parcels)
+    best = np.full(n, -1, dtype=np.intp)
+    best_area = np.zeros(n)
+    i, j, area = pair_areas(parcels, pieces)
+    if i.size == 0:
+        return best, best_area
+    key = i.astype(np.int64) * n_labels + labels[j]
+    uniq, inv = np.unique(key, return_inverse=True)
+    sums = np.bincount(inv, weights=area)
+    pi, lab = uniq // n_labels, uniq % n_labels
+    order = np.lexsort((lab, -sums, pi))  # per parcel: largest area first, lowest label on ties
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = pi[order][1:] != pi[order][:-1]
+    take = order[first & (sums[order] > 0)]
+    best[pi[take]] = lab[take]
+    best_area[pi[take]] = sums[take]
+    return best, best_area
+
+
+# --------------------------------------------------------------------------- context
+
+
+@dataclass(frozen=True)
+class ScreenContext:
+    """Everything a partition needs, computed once and shipped once to each worker.
+
+    Plain arrays and strings only, so it pickles small and identically everywhere.
+    """
+
+    working_crs: str
+    sqft_per_unit2: float
+    municipality: str
+    village_name: str
+    village: Any
+    extraterritorial: Any
+    muni_pieces: Any
+    muni_labels: Any
+    muni_names: tuple[str, ...]
+    floodplain: Any | None
+    floodway: Any | None
+    wetlands: Any | None
+    dem_path: str | None
+    dem_vertical_units: str | None
+    assumption: Assumption
+    columns: dict[str, str]
+
+    @property
+    def ordinance(self) -> Ordinance:
+        """The municipality's ordinance (cached by :func:`georeview.rules.load_ordinance`)."""
+        from georeview.rules import load_ordinance
+
+        return load_ordinance(self.municipality)
+
+
+def build_context(
+    layers: Any,
+    assumption: Assumption | None = None,
+    columns: Mapping[str, str] | None = None,
+    *,
+    max_vertices: int = MAX_PIECE_VERTICES,
+) -> ScreenContext:
+    """Prepare the layers of a municipality for screening: dissolve, subdivide, locate.
+
+    Parameters
+    ----------
+    layers : georeview.load.Layers
+        From :func:`georeview.load.load_layers`.
+    assumption : Assumption, optional
+        The assumed activity (default: the whole parcel disturbed).
+    columns : mapping, optional
+        Role -> field map of the parcel layer (default: Wisconsin statewide schema).
+    """
+    from georeview.measure import floodway, sfha, sqft_per_crs_unit2
+    from georeview.review import jurisdictions_for
+
+    cfg = layers.config
+    crs = layers.working_crs
+    j = jurisdictions_for(layers)
+    names = (j.village.name, *(m.name for m in j.neighbours))
+    muni_parts, muni_labels = [], []
+    for k, geom in enumerate([j.village.geometry, *(m.geometry for m in j.neighbours)]):
+        # the village keeps its own limits; neighbours lose what overlaps the village
+        g = geom if k == 0 else shapely.difference(geom, j.village.geometry)
+        p = subdivide(np.array([shapely.make_valid(g)], dtype=object), max_vertices)
+        muni_parts.append(p)
+        muni_labels.append(np.full(p.size, k, dtype=np.intp))
+    fp = layers.read("floodplain")
+    fp_sfha = fp_way = None
+    if fp is not None and cfg.floodplain is not None:
+        spec = cfg.floodplain
+        fp_sfha = dissolve_pieces(sfha(fp, spec.zone_field, spec.sfha_field).geometry.values)
+        fp_way = dissolve_pieces(floodway(fp, spec.subtype_field).geometry.values)
+    wet = layers.read("wetlands")
+    dem = cfg.dem
+    return ScreenContext(
+        working_crs=crs.to_wkt(),
+        sqft_per_unit2=sqft_per_crs_unit2(crs),
+        municipality=cfg.municipality,
+        village_name=j.village.name,
+        village=subdivide(np.array([j.village.geometry], dtype=object), max_vertices),
+        extraterritorial=subdivide(np.array([j.extraterritorial], dtype=object), max_vertices),
+        muni_pieces=np.concatenate(muni_parts),
+        muni_labels=np.concatenate(muni_labels),
+        muni_names=names,
+        floodplain=fp_sfha,
+        floodway=fp_way,
+        wetlands=None if wet is None else dissolve_pieces(wet.geometry.values, max_vertices),
+        dem_path=None if dem is None else str(layers.folder / dem.path),
+        dem_vertical_units=None if dem is None else dem.vertical_units,
+        assumption=assumption or Assumption(),
+        columns=dict(columns or WISCONSIN_COLUMNS),
+    )
+
+
+# --------------------------------------------------------------------------- parcels
+
+
+_GEOM_NAMES = np.array(
+    "Point LineString LinearRing Polygon MultiPoint MultiLineString MultiPolygon "
+    "GeometryCollection".split(),
+    dtype=object,
+)
+
+
+def prepare_geometries(geoms: Any, src_crs: Any, working_crs: Any) -> tuple[Any, Any, Any]:
+    """Check, repair and reproject parcel geometries, all at once.
+
+    Returns
+    -------
+    (geoms, status, error) : numpy arrays
+        Geometries in the working CRS (``None`` for error rows); status ``ok``,
+        ``repaired`` or ``error``; the reason (repair or error) or ``""``.
+    """
+    import geopandas as gpd
+
+    geoms = np.asarray(geoms, dtype=object)
+    n = geoms.size
+    status = np.full(n, "ok", dtype=object)
+    error = np.full(n, "", dtype=object)
+    missing = shapely.is_missing(geoms)
+    empty = missing.copy()
+    empty[~missing] = shapely.is_empty(geoms[~missing])
+    status[empty] = "error"
+    error[empty] = "empty geometry"
+    types = np.full(n, -1)
+    types[~empty] = shapely.get_type_id(geoms[~empty])
+    not_poly = ~empty & ~np.isin(types, (3, 6))
+    if not_poly.any():
+        status[not_poly] = "error"
+        error[not_poly] = "a " + _GEOM_NAMES[types[not_poly]] + " is not a polygon"
+    ok = status == "ok"
+    out = np.full(n, None, dtype=object)
+    out[ok] = geoms[ok]
+    out, status, error = _repair(out, status, error, "")
+    if src_crs is None:
+        raise CRSError("the parcel layer has no coordinate reference system", field="parcels")
+    good = status != "error"
+    if good.any():
+        moved = gpd.GeoSeries(out[good], crs=src_crs).to_crs(working_crs).values
+        out[good] = np.asarray(moved, dtype=object)
+        bad = ~np.isfinite(shapely.bounds(out[good])).all(axis=1)
+        if bad.any():
+            idx = np.flatnonzero(good)[bad]
+            status[idx], error[idx], out[idx] = "error", "coordinates do not transform", None
+        out, status, error = _repair(out, status, error, " after reprojection")
+    good = status != "error"
+    zero = np.zeros(n, dtype=bool)
+    zero[good] = shapely.area(out[good]) <= 0
+    status[zero], error[zero], out[zero] = "error", "the parcel has no area", None
+    return out, status, error
+
+
+def _repair(out: Any, status: Any, error: Any, when: str) -> tuple[Any, Any, Any]:
+    """Repair invalid polygons with make_valid, keeping only their polygonal part."""
+    good = status != "error"
+    invalid = np.zeros(out.size, dtype=bool)
+    invalid[good] = ~shapely.is_valid(out[good])
+    if not invalid.any():
+        return out, status, error
+    idx = np.flatnonzero(invalid)
+    reasons = shapely.is_valid_reason(out[idx])
+    fixed = shapely.make_valid(out[idx])
+    parts, owner = shapely.get_parts(fixed, return_index=True)
+    parts, sub = shapely.get_parts(parts, return_index=True)
+    owner = owner[sub]
+    keep = (shapely.get_type_id(parts) == 3) & ~shapely.is_empty(parts)
+    parts, owner = parts[keep], owner[keep]
+    rebuilt = np.full(idx.size, None, dtype=object)
+    if parts.size:
+        uniq, dense = np.unique(owner, return_inverse=True)
+        rebuilt[uniq] = shapely.multipolygons(parts, indices=dense)
+    lost = shapely.is_missing(rebuilt)
+    rebuilt[~lost] = shapely.make_valid(rebuilt[~lost])
+    out[idx] = rebuilt
+    status[idx] = np.where(lost, "error", "repaired")
+    error[idx] = [
+        (f"invalid ({r}) and no area once repaired" if bad else f"{r}; repaired{when}")
+        for r, bad in zip(reasons, lost, strict=True)
+    ]
+    out[idx[lost]] = None
+    return out, status, error
+
+
+def parcel_kinds(frame: pd.DataFrame, columns: Mapping[str, str], assumed: Sequence[str]) -> Any:
+    """Activity kinds of each parcel: the assumed kinds plus those its class implies.
+
+    ``PROPCLASS`` (or ``AUXCLASS``) tokens in :data:`CLASS_KINDS` add their kind
+    (class 4 agricultural, X2 state-owned).
+    """
+    n = len(frame)
+    extra = np.zeros((n, len(CLASS_KINDS)), dtype=bool)
+    for role in ("propclass", "auxclass"):
+        col = columns.get(role)
+        if col and col in frame.columns:
+            text = frame[col].astype("string").fillna("").str.upper()
+            for k, code in enumerate(CLASS_KINDS):
+                hit = text.str.contains(rf"(?:^|[,;/\s]){re.escape(code)}(?:$|[,;/\s])")
+                extra[:, k] |= hit.to_numpy(dtype=bool)
+    base = tuple(assumed)
+    combos, inverse = np.unique(extra, axis=0, return_inverse=True)
+    values = np.empty(len(combos), dtype=object)
+    for c, combo in enumerate(combos):  # at most 2**len(CLASS_KINDS) combinations
+        add = tuple(kind for kind, on in zip(CLASS_KINDS.values(), combo, strict=True) if on)
+        values[c] = base + tuple(k for k in add if k not in base)
+    kinds = values[inverse.reshape(-1)]
+    return kinds
+
+
+# --------------------------------------------------------------------------- steep slopes
+
+
+def steep_areas(geoms: Any, ctx: ScreenContext, threshold_pct: float | None = None) -> Any:
+    """Steep-slope area of each parcel from the DEM, square feet: ``(ge, gt)`` arrays.
+
+    Parcel ids are rasterised once onto the DEM window (a cell belongs to the parcel
+    that holds its centre, as in :func:`georeview.terrain.steep_slopes`), slopes are
+    computed with :func:`georeview.terrain.slope_pct`, and cells are counted per parcel
+    with :func:`numpy.bincount`. NaN where the DEM does not cover the parcel or no cell
+    inside has a slope. Overlapping parcels: a cell counts for the last one only.
+    """
+    n = len(geoms)
+    ge = np.full(n, np.nan)
+    gt = np.full(n, np.nan)
+    if ctx.dem_path is None or n == 0:
+        return ge, gt
+    from georeview.terrain import STEEP_SLOPE_PCT, _open_dem, dem_crs_info
+
+    threshold = STEEP_SLOPE_PCT if threshold_pct is None else threshold_pct
+    import geopandas as gpd
+
+    with _open_dem(ctx.dem_path) as src:
+        info = dem_crs_info(src.crs, ctx.dem_path)
+        rb = src.bounds
+    ok = ~shapely.is_missing(geoms)
+    local = np.full(n, None, dtype=object)
+    if not ok.any():
+        return ge, gt
+    local[ok] = np.asarray(
+        gpd.GeoSeries(geoms[ok], crs=ctx.working_crs).to_crs(info.crs).values, dtype=object
+    )
+    b = np.full((n, 4), np.nan)
+    b[ok] = shapely.bounds(local[ok])
+    covered = ok & (b[:, 0] >= rb.left) & (b[:, 2] <= rb.right)
+    covered &= (b[:, 1] >= rb.bottom) & (b[:, 3] <= rb.top)
+    groups = [np.flatnonzero(covered)]
+    while groups:
+        idx = groups.pop()
+        if idx.size == 0:
+            continue
+        cells = _window_cells(ctx.dem_path, b[idx])
+        if cells > MAX_DEM_CELLS and idx.size > 1:
+            cx = (b[idx, 0] + b[idx, 2]) / 2
+            cy = (b[idx, 1] + b[idx, 3]) / 2
+            axis = cx if np.ptp(cx) >= np.ptp(cy) else cy
+            order = np.argsort(axis, kind="stable")
+            half = idx.size // 2
+            groups += [idx[order[:half]], idx[order[half:]]]
+            continue
+        g_ge, g_gt = _steep_group(ctx, local[idx], b[idx], threshold)
+        ge[idx], gt[idx] = g_ge, g_gt
+    return ge, gt
+
+
+def _window_cells(path: str, bounds: Any) -> int:
+    from georeview.terrain import _open_dem
+
+    with _open_dem(path) as src:
+        w = (bounds[:, 2].max() - bounds[:, 0].min()) / abs(src.transform.a) + 3
+        h = (bounds[:, 3].max() - bounds[:, 1].min()) / abs(src.transform.e) + 3
+    return int(w * h)
+
+
+def _steep_group(ctx: ScreenContext, local: Any, b: Any, threshold: float) -> tuple[Any, Any]:
+    """Steep cells of one group of parcels (DEM CRS geometries) read in one window."""
+    from rasterio.features import rasterize
+
+    from georeview.terrain import read_dem_window, slope_pct
+
+    bbox = shapely.box(b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max())
+    win = read_dem_window(
+        ctx.dem_path, ctx.dem_vertical_units or "m", bbox, _dem_crs(ctx.dem_path), margin=1
+    )
+    zf = win.h_m_per_unit / win.v_m_per_unit
+    slope = slope_pct(win.elev, win.xres * zf, win.yres * zf)
+    ids = rasterize(
+        zip(local, np.arange(1, local.size + 1), strict=True),
+        out_shape=slope.shape,
+        transform=win.transform,
+        fill=0,
+        all_touched=False,
+        dtype="int32",
+    )
+    finite = np.isfinite(slope)
+    m = local.size + 1
+    valid = np.bincount(ids[finite], minlength=m)[1:]
+    n_ge = np.bincount(ids[finite & (slope >= threshold)], minlength=m)[1:]
+    n_gt = np.bincount(ids[finite & (slope > threshold)], minlength=m)[1:]
+    cell = win.cell_area_sqft()
+    ge = np.where(valid > 0, n_ge * cell, np.nan)
+    gt = np.where(valid > 0, n_gt * cell, np.nan)
+    return ge, gt
+
+
+def _dem_crs(path: str) -> Any:
+    from georeview.terrain import _open_dem, dem_crs_info
+
+    with _open_dem(path) as src:
+        return dem_crs_info(src.crs, path).crs
+
+
+# --------------------------------------------------------------------------- rules over columns
+
+
+def _col(facts: pd.DataFrame, name: str) -> pd.Series:
+    if name in facts.columns:
+        return facts[name]
+    return pd.Series(pd.NA, index=facts.index, dtype="object")
+
+
+def _tri_from(values: Any, known: Any, index: pd.Index) -> pd.Series:
+    arr = pd.array(np.asarray(values, dtype=bool), dtype="boolean")
+    arr[~np.asarray(known, dtype=bool)] = pd.NA
+    return pd.Series(arr, index=index)
+
+
+def _by_unique(col: pd.Series, func: Callable[[Any], bool | None]) -> pd.Series:
+    """Apply a per-value test to the distinct values of an object column only."""
+    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    res = [func(u) for u in uniques]  # one call per distinct value, not per row
+    values = np.array([bool(r) if r is not None else False for r in res] + [False])
+    known = np.array([r is not None for r in res] + [False])
+    return _tri_from(values[codes], known[codes], col.index)
+
+
+def evaluate_frame(cond: Condition | None, facts: pd.DataFrame) -> pd.Series:
+    """Evaluate a condition over every row of ``facts`` (nullable boolean, NA = unknown).
+
+    The same Kleene logic as :func:`georeview.rules.evaluate`; pandas' ``boolean``
+    dtype implements it for ``&``, ``|`` and ``~``.
+    """
+    import operator
+
+    idx = facts.index
+    if cond is None:
+        return pd.Series(pd.array(np.ones(len(idx), dtype=bool), dtype="boolean"), index=idx)
+    if cond.all is not None:
+        out = evaluate_frame(None, facts)
+        for c in cond.all:
+            out = out & evaluate_frame(c, facts)
+        return out
+    if cond.any is not None:
+        out = ~evaluate_frame(None, facts)
+        for c in cond.any:
+            out = out | evaluate_frame(c, facts)
+        return out
+    if cond.not_ is not None:
+        return ~evaluate_frame(cond.not_, facts)
+    if cond.fact is None or cond.op is None:
+        raise ConfigError("a condition needs fact and op, or all/any/not")
+    col = _col(facts, cond.fact)
+    known = col.notna().to_numpy()
+    if cond.op == "present":
+        return _tri_from(known, np.ones(len(idx), dtype=bool), idx)
+    ops = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
+           "==": operator.eq, "!=": operator.ne}  # fmt: skip
+    numeric = pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)
+    if numeric and cond.op in ops and isinstance(cond.value, (int, float)):
+        x = col.to_numpy(dtype=float, na_value=np.nan)
+        with np.errstate(invalid="ignore"):
+            return _tri_from(ops[cond.op](x, cond.value), known, idx)
+    if pd.api.types.is_bool_dtype(col.dtype) and cond.op in ("is_true", "is_false"):
+        x = col.to_numpy(dtype=bool, na_value=False)
+        return _tri_from(x if cond.op == "is_true" else ~x, known, idx)
+    value = cond.value
+
+    def test(x: Any) -> bool | None:
+        if x is None or x is pd.NA or (isinstance(x, float) and np.isnan(x)):
+            return None
+        if cond.op == "is_true":
+            return bool(x)
+        if cond.op == "is_false":
+            return not bool(x)
+        if cond.op == "contains":
+            return value in x
+        if cond.op == "contains_any":
+            return any(v in x for v in value)
+        return bool(ops[cond.op](x, value))
+
+    return _by_unique(col, test)
+
+
+def _kleene_or(series: Iterable[pd.Series], index: pd.Index) -> pd.Series:
+    out = pd.Series(pd.array(np.zeros(len(index), dtype=bool), dtype="boolean"), index=index)
+    for s in series:
+        out = out | s
+    return out
+
+
+def _reach_frame(ordinance: Ordinance, facts: pd.DataFrame) -> pd.Series:
+    """Vectorised :func:`georeview.rules._reach`: Kleene OR over the categories present."""
+    r = ordinance.reach
+    sub = evaluate_frame(
+        Condition(fact="activity.kinds", op="contains_any", value=["subdivision"]), facts
+    )
+    idx = facts.index
+    terms = []
+    for s, how in (
+        ("village", r.village),
+        ("extraterritorial", r.extraterritorial),
+        ("outside", r.outside),
+    ):
+        share = _col(facts, f"jurisdiction.share.{s}").to_numpy(dtype=float, na_value=0.0)
+        present = pd.Series(pd.array(share >= SLIVER_SHARE, dtype="boolean"), index=idx)
+        if how == "all":
+            terms.append(present)
+        elif how == "subdivision":
+            terms.append(present & sub)
+    return _kleene_or(terms, idx)
+
+
+@dataclass(frozen=True)
+class FrameJudgement:
+    """Vectorised judgement: per rule ``applies`` and ``status`` columns, and the totals."""
+
+    applies: pd.DataFrame
+    status: pd.DataFrame
+    reached: pd.Series
+    exempt: pd.Series
+    regulated: pd.Series
+    category: pd.Series
+    larger_site: pd.Series
+    flags: dict[str, pd.Series]
+
+
+def judge_frame(ordinance: Ordinance, facts: pd.DataFrame) -> FrameJudgement:
+    """Apply every rule of ``ordinance`` to every row of ``facts`` at once.
+
+    Row for row the same result as :func:`georeview.rules.judge` on that row's facts
+    (missing values are unknown): the same reach, exemptions, triggers, classification
+    and standards statuses. Columns of ``applies``/``status`` are rule ids, plus
+    ``<municipality>.reach``.
+    """
+    facts = facts.copy()
+    idx = facts.index
+    applies: dict[str, pd.Series] = {}
+    status: dict[str, Any] = {}
+    reach_id = f"{ordinance.municipality}.reach"
+    reached = _reach_frame(ordinance, facts)
+    applies[reach_id] = reached
+    status[reach_id] = np.where(reached.isna(), "needs_info", "pass")
+
+    def determine(kind: str) -> list[pd.Series]:
+        out = []
+        for rule in (r for r in ordinance.rules if r.kind == kind):
+            v = evaluate_frame(rule.when, facts)
+            applies[rule.id] = v
+            status[rule.id] = np.where(v.isna(), "needs_info", "pass")
+            out.append(v)
+        return out
+
+    exempt = _kleene_or(determine("exemption"), idx)
+    triggered = _kleene_or(determine("trigger"), idx)
+    regulated = reached & ~exempt & triggered
+    facts["classification.regulated"] = regulated
+    not_reg = (regulated == False).fillna(False).to_numpy(dtype=bool)  # noqa: E712
+    flags: dict[str, pd.Series] = {}
+    for rule in (r for r in ordinance.rules if r.kind == "classify"):
+        v = evaluate_frame(rule.when, facts)
+        applies[rule.id] = v
+        st = np.where(v.isna(), "needs_info", "pass")
+        status[rule.id] = np.where(not_reg, "not_applicable", st)
+        key = rule.sets or rule.id
+        flags[key] = (flags[key] | v) if key in flags else (~evaluate_frame(None, facts) | v)
+    reg_true = (regulated == True).fillna(False).to_numpy(dtype=bool)  # noqa: E712
+    major = flags.get("major")
+    category = np.full(len(idx), None, dtype=object)
+    if major is not None:
+        mk = major.notna().to_numpy() & reg_true
+        mv = major.fillna(False).to_numpy(dtype=bool)
+        category[mk] = np.where(mv[mk], "major", "minor")
+    larger = flags.get("larger_site")
+    larger_site = reg_true & (
+        larger.fillna(False).to_numpy(dtype=bool) if larger is not None else False
+    )
+    facts["classification.category"] = pd.Series(category, index=idx, dtype=object)
+    facts["classification.larger_site"] = pd.Series(larger_site, index=idx)
+    for key, v in flags.items():
+        facts[f"classification.{key}"] = v
+    for rule in ordinance.rules:
+        if rule.kind in ("reach", "exemption", "trigger", "classify"):
+            continue
+        a, s = _standard_frame(rule, facts, not_reg)
+        applies[rule.id], status[rule.id] = a, s
+    return FrameJudgement(
+        applies=pd.DataFrame(applies, index=idx),
+        status=pd.DataFrame(status, index=idx),
+        reached=reached,
+        exempt=exempt,
+        regulated=regulated,
+        category=pd.Series(category, index=idx, dtype=object),
+        larger_site=pd.Series(larger_site, index=idx),
+        flags=flags,
+    )
+
+
+def _standard_frame(rule: Rule, facts: pd.DataFrame, not_reg: Any) -> tuple[pd.Series, Any]:
+    """Vectorised :func:`georeview.rules._standard` (applies, status)."""
+    idx = facts.index
+    n = len(idx)
+    name = rule.measure or rule.fact
+    measured = _col(facts, name) if name else pd.Series(pd.NA, index=idx, dtype="object")
+    m_known = measured.notna().to_numpy()
+    applies = evaluate_frame(rule.applies_when, facts)
+    a_true = (applies == True).fillna(False).to_numpy(dtype=bool)  # noqa: E712
+    a_false = (applies == False).fillna(False).to_numpy(dtype=bool)  # noqa: E712
+    out = np.full(n, "needs_info", dtype=object)
+    if rule.kind == "info":
+        known = a_true & (m_known if name else True)
+        out[known] = "pass"
+    else:
+        if rule.kind == "limit":
+            if rule.op is None:
+                ok = np.zeros(n, dtype=bool)
+                ok_known = np.zeros(n, dtype=bool)
+            else:
+                res = (
+                    evaluate_frame(Condition(fact=name, op=rule.op, value=rule.limit), facts)
+                    if name
+                    else pd.Series(pd.NA, index=idx, dtype="boolean")
+                )
+                ok = res.fillna(False).to_numpy(dtype=bool)
+                ok_known = res.notna().to_numpy()
+        else:  # required
+            res = evaluate_frame(Condition(fact=name, op="is_true"), facts) if name else None
+            ok = np.zeros(n, dtype=bool) if res is None else res.fillna(False).to_numpy(dtype=bool)
+            ok_known = np.zeros(n, dtype=bool) if res is None else res.notna().to_numpy()
+        decided = ok_known & a_true
+        out[decided] = np.where(ok[decided], "pass", "fail")
+    out[a_false] = "not_applicable"
+    out[not_reg] = "not_applicable"
+    applies = applies.copy()
+    applies[not_reg] = False
+    return applies, out
+
+
+# --------------------------------------------------------------------------- one partition
+
+
+def _facts_frame(
+    ctx: ScreenContext,
+    area_sqft: Any,
+    shares: dict[str, Any],
+    status: Any,
+    resources: dict[str, Any],
+    steep: tuple[Any, Any],
+    kinds: Any,
+) -> tuple[pd.DataFrame, Any]:
+    """The facts :func:`georeview.review.build_facts` would give each parcel, as columns."""
+    a = ctx.assumption
+    n = area_sqft.size
+    if a.disturb == "whole":
+        disturbed = area_sqft.copy()
+    elif a.disturb == "none":
+        disturbed = np.zeros(n)
+    elif a.disturb == "fraction":
+        disturbed = area_sqft * float(a.amount or 0.0)
+    else:
+        disturbed = np.minimum(area_sqft, float(a.amount or 0.0))
+    whole = disturbed >= area_sqft
+
+    def inside(total: Any) -> Any:
+        """Resource inside the disturbance: known when all or nothing is disturbed."""
+        out = np.where(whole, total, np.nan)
+        out = np.where((total == 0) | (disturbed == 0), 0.0, out)
+        return np.where(np.isnan(total), np.nan, out)
+
+    acres = sqft_to_acres(disturbed)
+    act = a.activity
+    at_once = (
+        np.full(n, act.max_disturbed_at_once_acres, dtype=float)
+        if act.max_disturbed_at_once_acres is not None
+        else acres
+    )
+    cols: dict[str, Any] = {
+        "jurisdiction.status": status,
+        **{f"jurisdiction.share.{s}": shares[s] for s in shares},
+        "site_area_sqft": area_sqft,
+        "disturbed_area_sqft": disturbed,
+        "disturbed_area_acres": acres,
+        "disturbed_at_once_acres": at_once,
+        "wetland_area_sqft": resources["wetland"],
+        "wetland_in_disturbance_sqft": inside(resources["wetland"]),
+        "floodplain_area_sqft": resources["floodplain"],
+        "floodplain_in_disturbance_sqft": inside(resources["floodplain"]),
+        "floodway_present": _tri_from(
+            np.nan_to_num(resources["floodway"]) > 0,
+            ~np.isnan(resources["floodway"]),
+            pd.RangeIndex(n),
+        ).to_numpy(),
+        "steep_slope_area_sqft": inside(steep[0]),
+        "steep_slope_area_gt_sqft": inside(steep[1]),
+        "max_slope_pct": np.full(n, np.nan),
+    }
+    for name, value in act.model_dump().items():
+        if name == "kinds":
+            cols["activity.kinds"] = kinds
+        elif isinstance(value, bool):
+            cols[f"activity.{name}"] = pd.array([value] * n, dtype="boolean")
+        elif isinstance(value, (int, float)):
+            cols[f"activity.{name}"] = np.full(n, float(value))
+        elif value is None:
+            cols[f"activity.{name}"] = np.full(n, None, dtype=object)
+        else:
+            cols[f"activity.{name}"] = np.full(n, value, dtype=object)
+    steep_sqft = cols["steep_slope_area_sqft"]
+    cols["steep_slopes_addressed"] = _tri_from(
+        steep_sqft == 0, steep_sqft == 0, pd.RangeIndex(n)
+    ).to_numpy()
+    for key in ("scale_ft_per_inch", "contour_interval_ft"):
+        cols[f"site_map.{key}"] = np.full(n, np.nan)
+    cols["site_map.grid"] = pd.array([None] * n, dtype="boolean")
+    return pd.DataFrame(cols), disturbed
+
+
+def _joined(masks: Sequence[tuple[str, Any]], n: int, sep: str) -> Any:
+    """Join labels whose mask is true, per row (a loop over labels, not rows)."""
+    out = np.full(n, "", dtype=object)
+    seen: dict[str, Any] = {}
+    for label, mask in masks:
+        seen[label] = seen.get(label, np.zeros(n, dtype=bool)) | np.asarray(mask, dtype=bool)
+    for label, mask in seen.items():
+        piece = np.where(mask, label, "")
+        glue = np.where((out != "") & mask, sep, "")
+        out = out + glue + piece
+    return out
+
+
+def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
+    """Screen one partition of parcels; return it with the result columns added.
+
+    Parameters
+    ----------
+    frame : geopandas.GeoDataFrame
+        Parcels in any projected or geographic CRS.
+    ctx : ScreenContext
+        From :func:`build_context`.
+    start : int
+        Input row number of the first row (the ``row`` column).
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        The input rows in their order, with :data:`RESULT_COLUMNS` added (input
+        columns of the same name are renamed ``in_<name>``).
+    """
+    n = len(frame)
+    geoms, status, error = prepare_geometries(frame.geometry.values, frame.crs, ctx.working_crs)
+    ok = status != "error"
+    g = geoms[ok]
+    k = ok.sum()
+    unit2 = ctx.sqft_per_unit2
+
+    def spread(values: Any, fill: Any = np.nan, dtype: Any = float) -> Any:
+        out = np.full(n, fill, dtype=dtype)
+        out[ok] = values
+        return out
+
+    total = shapely.area(g)
+    village = overlap_areas(g, ctx.village)
+    etj = overlap_areas(g, ctx.extraterritorial)
+    outside = np.maximum(total - village - etj, 0.0)
+    stack = np.vstack([village, etj, outside]).T if k else np.zeros((0, 3))
+    labels = np.array(["village", "extraterritorial", "outside"], dtype=object)
+    where = labels[np.argmax(stack, axis=1)] if k else np.empty(0, dtype=object)
+    shares_ok = stack / total[:, None] if k else stack
+    straddles = (shares_ok >= SLIVER_SHARE).sum(axis=1) > 1
+    lab, _ = largest_label(g, ctx.muni_pieces, ctx.muni_labels, len(ctx.muni_names))
+    names = np.array([*ctx.muni_names, ""], dtype=object)
+    resources = {
+        "floodplain": overlap_areas(g, ctx.floodplain) * unit2,
+        "floodway": overlap_areas(g, ctx.floodway) * unit2,
+        "wetland": overlap_areas(g, ctx.wetlands) * unit2,
+    }
+    steep = steep_areas(g, ctx)
+    sub = frame.iloc[np.flatnonzero(ok)] if k < n else frame
+    kinds = parcel_kinds(sub, ctx.columns, ctx.assumption.activity.kinds or ())
+    shares = {s: shares_ok[:, c] for c, s in enumerate(labels)}
+    facts, disturbed = _facts_frame(ctx, total * unit2, shares, where, resources, steep, kinds)
+    ordinance = ctx.ordinance
+    j = judge_frame(ordinance, facts)
+    cols = _result_columns(ordinance, j, facts)
+
+    result: dict[str, Any] = {
+        "row": np.arange(start, start + n, dtype=np.int64),
+        "parcel_id": _ids(frame, ctx.columns.get("id"), start),
+        "status": status,
+        "error": error,
+        "jurisdiction": spread(where, None, object),
+        "share_village": spread(shares["village"]),
+        "share_extraterritorial": spread(shares["extraterritorial"]),
+        "share_outside": spread(shares["outside"]),
+        "straddles": spread(np.where(straddles, "yes", "no"), None, object),
+        "municipality": spread(names[lab], None, object),
+        "area_sqft": spread(total * unit2),
+        "disturbed_sqft": spread(disturbed),
+        "floodplain_sqft": spread(resources["floodplain"]),
+        "floodway_sqft": spread(resources["floodway"]),
+        "wetland_sqft": spread(resources["wetland"]),
+        "steep_slope_sqft": spread(steep[0]),
+        "steep_slope_gt_sqft": spread(steep[1]),
+        "kinds": spread(_kinds_text(kinds), None, object),
+        **{c: spread(v, None, object) for c, v in cols.items()},
+    }
+    out = frame.copy()
+    clash = [c for c in RESULT_COLUMNS if c in out.columns]
+    if clash:
+        out = out.rename(columns={c: f"in_{c}" for c in clash})
+    for name in RESULT_COLUMNS:
+        out[name] = result[name]
+    return out
+
+
+def _kinds_text(kinds: Any) -> Any:
+    """``kind+kind`` text of each row (computed once per distinct tuple)."""
+    codes, uniques = pd.factorize(pd.Series(kinds, dtype=object))
+    text = np.array(["+".join(u) for u in uniques] + [""], dtype=object)
+    return text[codes]
+
+
+def _ids(frame: Any, id_col: str | None, start: int) -> Any:
+    if id_col and id_col in frame.columns:
+        return frame[id_col].astype("string").fillna("").to_numpy(dtype=object)
+    return np.array([str(i) for i in range(start, start + len(frame))], dtype=object)
+
+
+def _result_columns(ordinance: Ordinance, j: FrameJudgement, facts: pd.DataFrame) -> dict[str, Any]:
+    """Turn a frame judgement into the output's text columns."""
+    n = len(facts)
+
+    def tri_text(s: pd.Series) -> Any:
+        v = s.fillna(False).to_numpy(dtype=bool)
+        return np.where(s.isna().to_numpy(), "unknown", np.where(v, "yes", "no")).astype(object)
+
+    def true(rule_id: str) -> Any:
+        return (j.applies[rule_id] == True).fillna(False).to_numpy(dtype=bool)  # noqa: E712
+
+    rules = ordinance.rules
+    reg_known = ~(j.regulated == False).fillna(False).to_numpy(dtype=bool)  # noqa: E712
+    ext = facts["jurisdiction.status"].to_numpy(dtype=object) == "extraterritorial"
+    r = ordinance.reach
+    reach_cit = np.where(ext, r.citation_extraterritorial or r.citation_village, r.citation_village)
+    applicable = [
+        (
+            f"{ordinance.municipality}.reach",
+            r.citation_village,
+            true(f"{ordinance.municipality}.reach"),
+        )
+    ]
+    for rule in rules:
+        st = j.status[rule.id].to_numpy(dtype=object)
+        if rule.kind in ("exemption", "trigger", "classify"):
+            hit = true(rule.id) & (st != "not_applicable")
+        else:
+            hit = (st != "not_applicable") & reg_known
+        applicable.append((rule.id, rule.citation, hit))
+    extraordinary = j.flags.get("extraordinary")
+    return {
+        "regulated": tri_text(j.regulated),
+        "category": j.category.to_numpy(dtype=object),
+        "larger_site": np.where(j.larger_site.to_numpy(dtype=bool), "yes", "no").astype(object),
+        "extraordinary": (
+            tri_text(extraordinary) if extraordinary is not None else np.full(n, None, dtype=object)
+        ),
+        "reach_citation": reach_cit.astype(object),
+        "exempt_by": _joined(
+            [(x.citation, true(x.id)) for x in rules if x.kind == "exemption"], n, "; "
+        ),
+        "triggered_by": _joined(
+            [(x.citation, true(x.id)) for x in rules if x.kind == "trigger"], n, "; "
+        ),
+        "classified_by": _joined(
+            [(x.citation, true(x.id) & reg_known) for x in rules if x.kind == "classify"], n, "; "
+        ),
+        "rules": _joined([(rid, m) for rid, _, m in applicable], n, " "),
+        "citations": _joined([(c, m) for _, c, m in applicable], n, "; "),
+    }
+
+
+# --------------------------------------------------------------------------- partitions and output
+
+
+@dataclass(frozen=True)
+class Source:
+    """The parcel file and how to read it in slices (picklable, read on Dask workers too)."""
+
+    path: str
+    layer: str | None = None
+
+    def count(self) -> int:
+        """Number of features (counted by the driver when the format does not store it)."""
+        import pyogrio
+
+        try:
+            info = pyogrio.read_info(self.path, layer=self.layer, force_feature_count=True)
+        except Exception as exc:  # pyogrio raises several driver-specific classes
+            raise DataSourceError(
+                f"cannot open as a vector layer ({' '.join(str(exc).split())[:200]})",
+                path=self.path,
+            ) from None
+        if info.get("crs") is None:
+            raise CRSError("the parcel layer has no coordinate reference system", path=self.path)
+        return int(info["features"])
+
+    def read(self, start: int, count: int) -> Any:
+        """Read rows ``start`` to ``start + count`` (input order)."""
+        import pyogrio
+
+        try:
+            return pyogrio.read_dataframe(
+                self.path, layer=self.layer, skip_features=start, max_features=count
+            )
+        except Exception as exc:
+            raise DataSourceError(
+                f"cannot read features {start}..{start + count} ({exc})", path=self.path
+            ) from None
+
+
+def screen_slice(source: Source, start: int, count: int, ctx: ScreenContext) -> Any:
+    """Read one partition of the input and screen it (the unit of work of every scheduler)."""
+    return screen_frame(source.read(start, count), ctx, start=start)
+
+
+def partitions(n_rows: int, size: int) -> list[tuple[int, int, int]]:
+    """``(index, start, count)`` of each partition of ``n_rows`` rows."""
+    if size < 1:
+        raise ConfigError("partition size must be at least 1", field="--partition-size")
+    return [(i, s, min(size, n_rows - s)) for i, s in enumerate(range(0, n_rows, size))]
+
+
+def _hash_file(path: Path, h: Any) -> None:
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+
+
+def run_key(source: Source, layers: Any, options: Mapping[str, Any]) -> str:
+    """Hash of the input (content), the layers (layers.toml and file sizes/times) and options.
+
+    A work folder whose manifest has another key is stale and is started over.
+    """
+    h = hashlib.sha256()
+    p = Path(source.path)
+    files = [p]
+    if p.suffix.lower() == ".shp":
+        files = sorted(q for q in p.parent.glob(p.stem + ".*") if q.is_file())
+    for f in files:
+        h.update(f.name.encode())
+        _hash_file(f, h)
+    toml = layers.folder / "layers.toml"
+    h.update(toml.read_bytes())
+    for name in type(layers.config).model_fields:
+        lp = (
+            layers.path(name)
+            if name not in ("municipality", "village_name", "working_crs", "notes")
+            else None
+        )
+        if lp is not None and lp.exists():
+            st = lp.stat()
+            h.update(f"{name}:{lp.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    h.update(
+        json.dumps(
+            {**options, "version": __version__, "layer": source.layer}, sort_keys=True, default=str
+        ).encode()
+    )
+    return h.hexdigest()
+
+
+class WorkFolder:
+    """``OUT.parts/``: finished partitions and a manifest keyed by :func:`run_key`."""
+
+    def __init__(self, out: Path, key: str, n_parts: int):
+        self.dir = Path(str(out) + ".parts")
+        self.key = key
+        self.n_parts = n_parts
+        manifest = self.dir / "manifest.json"
+        old = None
+        if manifest.is_file():
+            try:
+                old = json.loads(manifest.read_text("utf-8")).get("key")
+            except (OSError, ValueError):
+                old = None
+        if old != key and self.dir.exists():
+            log.info("%s: options or input changed; starting over", self.dir)
+            for f in self.dir.glob("part-*.parquet"):
+                f.unlink()
+        from georeview.report import write_atomic
+
+        write_atomic(
+            manifest,
+            json.dumps({"key": key, "partitions": n_parts, "version": __version__}, indent=2),
+        )
+
+    def part(self, i: int) -> Path:
+        """Path of partition ``i``."""
+        return self.dir / f"part-{i:06d}.parquet"
+
+    def done(self, i: int) -> bool:
+        """Whether partition ``i`` is finished."""
+        return self.part(i).is_file()
+
+    def write(self, i: int, frame: Any) -> None:
+        """Write partition ``i`` atomically (temporary name, then rename)."""
+        tmp = self.dir / f".part-{i:06d}.{os.getpid()}.tmp"
+        try:
+            frame.to_parquet(tmp, index=False)
+            os.replace(tmp, self.part(i))
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise OutputError(f"cannot write a partition ({exc})", path=self.part(i)) from None
+
+    def remove(self) -> None:
+        """Delete the work folder (after the output is complete)."""
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _read_part(path: Path) -> Any:
+    import geopandas as gpd
+
+    return gpd.read_parquet(path)
+
+
+def _tmp_name(out: Path) -> Path:
+    return out.with_name(f".{out.stem}.partial-{os.getpid()}{out.suffix}")
+
+
+def assemble(work: WorkFolder, out: Path, n_parts: int) -> dict[str, Any]:
+    """Concatenate the partitions in order into ``out`` (temporary name, then rename).
+
+    One partition is in memory at a time. Returns the counts for the summary.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    import pyogrio
+
+    suffix = out.suffix.lower()
+    tmp = _tmp_name(out)
+    tmp.unlink(missing_ok=True)
+    counts: dict[str, dict[str, int]] = {}
+    errors: list[tuple[int, str, str]] = []
+    writer = None
+    try:
+        if suffix == ".parquet":
+            schemas = [pq.read_schema(work.part(i)) for i in range(n_parts)]
+            unified = pa.unify_schemas([s.remove_metadata() for s in schemas])
+            geo = json.loads((schemas[0].metadata or {}).get(b"geo", b"{}") or b"{}")
+            for col in geo.get("columns", {}).values():
+                col.pop("bbox", None)
+            unified = unified.with_metadata({b"geo": json.dumps(geo).encode()} if geo else {})
+            writer = pq.ParquetWriter(tmp, unified)
+        for i in range(n_parts):
+            part = _read_part(work.part(i))
+            _count(part, counts, errors)
+            if suffix == ".csv":
+                table = pd.DataFrame(part.drop(columns=part.geometry.name))
+                table.to_csv(tmp, mode="a" if i else "w", header=i == 0, index=False)
+            elif suffix == ".gpkg":
+                pyogrio.write_dataframe(
+                    part,
+                    tmp,
+                    layer=out.stem,
+                    driver="GPKG",
+                    append=i > 0,
+                    geometry_type="Unknown",
+                    promote_to_multi=False,
+                )
+            else:
+                table = pq.read_table(work.part(i)).replace_schema_metadata(None)
+                writer.write_table(
+                    table.cast(unified.remove_metadata()).replace_schema_metadata(unified.metadata)
+                )
+        if writer is not None:
+            writer.close()
+            writer = None
+        if n_parts == 0:
+            raise InputError("the parcel layer has no features", field="parcels")
+        os.replace(tmp, out)
+    except OSError as exc:
+        raise OutputError(f"cannot write ({exc})", path=out) from None
+    finally:
+        if writer is not None:
+            writer.close()
+        tmp.unlink(missing_ok=True)
+    return {"counts": counts, "errors": errors}
+
+
+def _count(
+    part: Any, counts: dict[str, dict[str, int]], errors: list[tuple[int, str, str]]
+) -> None:
+    for col in ("status", "jurisdiction", "regulated", "category"):
+        vc = part[col].fillna("-").astype(str).value_counts()
+        bucket = counts.setdefault(col, {})
+        for k, v in vc.items():
+            bucket[str(k)] = bucket.get(str(k), 0) + int(v)
+    for col in ("floodplain_sqft", "floodway_sqft", "wetland_sqft"):
+        bucket = counts.setdefault("parcels_with", {})
+        bucket[col] = bucket.get(col, 0) + int((part[col] > 0).sum())
+    bad = part[part["status"] == "error"]
+    for r, pid, e in zip(bad["row"], bad["parcel_id"], bad["error"], strict=True):
+        if len(errors) < 20:
+            errors.append((int(r), str(pid), str(e)))
+
+
+@dataclass(frozen=True)
+class ScreenSummary:
+    """What a screening run did: counts by outcome, first errors, time."""
+
+    out: Path
+    rows: int
+    partitions: int
+    resumed: int
+    counts: dict[str, dict[str, int]]
+    errors: tuple[tuple[int, str, str], ...]
+    seconds: float
+
+    def lines(self) -> list[str]:
+        """The summary as text lines (printed by the command line)."""
+        c = self.counts
+        fmt = lambda d: ", ".join(f"{k} {v:,}" for k, v in sorted(d.items()))  # noqa: E731
+        lines = [
+            f"screened {self.rows:,} parcels in {self.seconds:.1f} s "
+            f"({self.partitions} partitions, {self.resumed} resumed) -> {self.out}",
+            f"  status: {fmt(c.get('status', {}))}",
+            f"  jurisdiction: {fmt(c.get('jurisdiction', {}))}",
+            f"  regulated: {fmt(c.get('regulated', {}))}",
+            f"  category: {fmt(c.get('category', {}))}",
+            "  parcels with floodplain {floodplain_sqft:,}, floodway {floodway_sqft:,}, "
+            "wetland {wetland_sqft:,}".format(
+                **{
+                    "floodplain_sqft": 0,
+                    "floodway_sqft": 0,
+                    "wetland_sqft": 0,
+                    **c.get("parcels_with", {}),
+                }
+            ),
+        ]
+        for r, pid, e in self.errors[:5]:
+            lines.append(f"  error row {r} ({pid}): {e}")
+        return lines
+
+
+def run_screen(
+    parcels: Path | str,
+    layers_dir: Path | str,
+    out: Path | str,
+    *,
+    assume: str | None = None,
+    columns: Mapping[str, str] | None = None,
+    layer: str | None = None,
+    workers: int = 1,
+    scheduler: str | None = None,
+    partition_size: int = PARTITION_SIZE,
+    overwrite: bool = False,
+    on_partition: Callable[[int, int], None] | None = None,
+) -> ScreenSummary:
+    """Screen every parcel of a file against a municipality's layers and ordinance.
+
+    Parameters
+    ----------
+    parcels : path
+        Parcel polygons (any vector format GDAL reads, with a CRS).
+    layers_dir : path
+        Folder with layers.toml.
+    out : path
+        Output ``.csv``, ``.gpkg`` or ``.parquet``.
+    assume : str, optional
+        The assumed activity (:func:`parse_assume`).
+    columns : mapping, optional
+        Role -> field map (:func:`parse_columns`); default the Wisconsin statewide schema.
+    layer : str, optional
+        Layer of a multi-layer parcel file.
+    workers : int
+        More than 1 runs the partitions in local processes on Dask.
+    scheduler : str, optional
+        Address of a running Dask distributed scheduler.
+    partition_size : int
+        Rows per partition.
+    overwrite : bool
+        Replace an existing output.
+    on_partition : callable, optional
+        Called with ``(finished_partitions, total_partitions)`` after each partition is saved.
+
+    Returns
+    -------
+    ScreenSummary
+    """
+    from georeview.load import load_layers
+
+    t0 = time.perf_counter()
+    out = Path(out)
+    if out.suffix.lower() not in OUTPUT_SUFFIXES:
+        raise OutputError(
+            f"unsupported output {out.suffix!r}; use {', '.join(OUTPUT_SUFFIXES)}", path=out
+        )
+    if out.exists() and not overwrite:
+        raise OutputError("exists; pass --overwrite to replace it", path=out)
+    if not Path(parcels).exists():
+        raise DataSourceError("file not found", path=parcels, field="parcels")
+    assumption = parse_assume(assume)
+    cols = dict(columns or WISCONSIN_COLUMNS)
+    source = Source(str(Path(parcels).resolve()), layer)
+    n_rows = source.count()
+    layers = load_layers(Path(layers_dir))
+    parts = partitions(n_rows, partition_size)
+    options = {"assume": assumption.text, "columns": cols, "partition_size": partition_size}
+    work = WorkFolder(out, run_key(source, layers, options), len(parts))
+    todo = [p for p in parts if not work.done(p[0])]
+    resumed = len(parts) - len(todo)
+    if resumed:
+        log.info("resuming: %d of %d partitions already done", resumed, len(parts))
+    finished = resumed
+    if on_partition and resumed:
+        on_partition(finished, len(parts))
+    if todo:
+        ctx = build_context(layers, assumption, cols)
+
+        def save(i: int, frame: Any) -> None:
+            nonlocal finished
+            work.write(i, frame)
+            finished += 1
+            if on_partition:
+                on_partition(finished, len(parts))
+
+        if workers > 1 or scheduler:
+            from georeview._dask import run_partitions
+
+            run_partitions(source, todo, ctx, save, workers=workers, scheduler=scheduler)
+        else:
+            for i, start, count in todo:
+                save(i, screen_slice(source, start, count, ctx))
+    stats = assemble(work, out, len(parts))
+    work.remove()
+    return ScreenSummary(
+        out=out,
+        rows=n_rows,
+        partitions=len(parts),
+        resumed=resumed,
+        counts=stats["counts"],
+        errors=tuple(stats["errors"]),
+        seconds=time.perf_counter() - t0,
+    )
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``georeview screen`` arguments to ``parser``."""
+    parser.add_argument("parcels", help="parcel polygons (GeoPackage, shapefile, GeoJSON, ...)")
+    parser.add_argument("--layers", required=True, help="layers folder (with layers.toml)")
+    parser.add_argument("--out", required=True, help="output .csv, .gpkg or .parquet")
+    parser.add_argument(
+        "--assume",
+        default="disturb=whole",
+        help='assumed activity, e.g. "disturb=whole" or "disturb_acres=1.5,kinds=subdivision"',
+    )
+    parser.add_argument("--id-field", help="parcel id field (default PARCELID)")
+    parser.add_argument(
+        "--columns",
+        help='column map for other schemas: "id=ML,propclass=CLASS,owner=OWNER,..."',
+    )
+    parser.add_argument("--layer", help="layer of a multi-layer parcel file")
+    parser.add_argument("--workers", type=int, default=1, help="local Dask worker processes")
+    parser.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://...)")
+    parser.add_argument(
+        "--partition-size", type=int, default=PARTITION_SIZE, help="parcels per partition"
+    )
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing output")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run ``georeview screen``; print progress (on a terminal) and the summary."""
+    quiet = bool(getattr(args, "quiet", False))
+    show = not quiet and sys.stderr.isatty()
+    columns = parse_columns(args.columns, args.id_field)
+    kw = {
+        "assume": args.assume,
+        "columns": columns,
+        "layer": args.layer,
+        "workers": args.workers,
+        "scheduler": args.scheduler,
+        "partition_size": args.partition_size,
+        "overwrite": args.overwrite,
+    }
+    if show:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        ) as bar:
+            task = bar.add_task("partitions", total=None)
+
+            def tick(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            summary = run_screen(args.parcels, args.layers, args.out, on_partition=tick, **kw)
+    else:
+        summary = run_screen(args.parcels, args.layers, args.out, **kw)
+    if not quiet:
+        print("\n".join(summary.lines()))
+    return 0
+
+
+__all__ = [
+    "Assumption",
+    "ScreenContext",
+    "ScreenSummary",
+    "add_arguments",
+    "build_context",
+    "evaluate_frame",
+    "judge_frame",
+    "main",
+    "overlap_areas",
+    "parse_assume",
+    "parse_columns",
+    "run_screen",
+    "screen_frame",
+    "subdivide",
+]
