@@ -243,13 +243,41 @@ def parse_plan(data: dict[str, Any], path: Path) -> Plan:
     try:
         return Plan.model_validate(dict(data))
     except ValidationError as exc:
-        _, msg = validation_message(exc)
-        loc = exc.errors()[0]["loc"]
-        # Drop pydantic's union-member tags ("Consultant", "constrained-str", "[key]").
-        keys = [str(p) for p in loc if str(p) not in _UNION_TAGS]
-        if loc and loc[-1] == "[key]" and keys[:1] == ["documents"]:
-            msg = f"unknown document item; use one of: {', '.join(DOCUMENT_ITEMS)}"
-        raise ConfigError(msg, path=path, field=".".join(["plan", *keys])) from None
+        field, msg = _most_specific(exc)
+        raise ConfigError(msg, path=path, field=field) from None
+
+
+def _most_specific(exc: ValidationError) -> tuple[str, str]:
+    """Pick the error that says most: the deepest key, an unknown key before the others.
+
+    A union (text or ``{ not_applicable = ... }``) reports one error per member; the
+    member the input was meant for has the deepest location.
+    """
+    errors = exc.errors()
+
+    def keys(err: Any) -> list[str]:
+        return [str(p) for p in err["loc"] if str(p) not in _UNION_TAGS]
+
+    best = max(
+        range(len(errors)),
+        key=lambda i: (len(keys(errors[i])), errors[i]["type"] == "extra_forbidden", -i),
+    )
+    err = errors[best]
+    path_keys = keys(err)
+    if err["loc"] and err["loc"][-1] == "[key]" and path_keys[:1] == ["documents"]:
+        msg = f"unknown document item; use one of: {', '.join(DOCUMENT_ITEMS)}"
+    else:
+        one = ValidationError.from_exception_data(exc.title, [_line_error(err)])
+        _, msg = validation_message(one)
+    return ".".join(["plan", *path_keys]), msg
+
+
+def _line_error(err: Any) -> Any:
+    """Rebuild one error as the InitErrorDetails pydantic's constructor takes."""
+    out = {"type": err["type"], "loc": err["loc"], "input": err.get("input")}
+    if err.get("ctx"):
+        out["ctx"] = err["ctx"]
+    return out
 
 
 #: Location parts pydantic adds for union members and dict keys (not submission keys).
