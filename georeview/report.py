@@ -101,32 +101,67 @@ def _num(value: Any, digits: int = 0) -> str:
     return str(value)
 
 
-def render_html(report: dict[str, Any], *, map_file: str | None = "map.html") -> str:
-    """Render report.html from the report dict."""
+def render_html(
+    report: dict[str, Any],
+    *,
+    map_file: str | None = "map.html",
+    map_html: str | None = None,
+) -> str:
+    """Render report.html from the report dict.
+
+    Parameters
+    ----------
+    report : dict
+        ``Review.to_dict()`` (plus ``deadlines`` and ``fees`` when known).
+    map_file : str or None
+        Relative link to map.html (``None``: no map section unless ``map_html``).
+    map_html : str, optional
+        The complete map page; embedded in the report (``<iframe srcdoc>``) so
+        that report.html alone shows the map, e.g. when it is e-mailed.
+    """
+
+    def qty(value: Any, units: str | None = None) -> str:
+        """A measured value or limit with its units (numbers with separators)."""
+        if value is None:
+            return ""
+        if isinstance(value, (list, tuple)):
+            return ", ".join(str(v) for v in value)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return _num(value)
+        digits = 0 if abs(value) >= 100 or float(value).is_integer() else 2
+        return f"{_num(value, digits)} {units or ''}".strip()
+
     grouped = {s: [f for f in report["findings"] if f["status"] == s] for s in STATUS_ORDER}
-    return (
-        _env()
-        .get_template("report.html")
-        .render(
-            r=report, grouped=grouped, order=STATUS_ORDER, labels=STATUS_LABEL, map_file=map_file
-        )
+    env = _env()
+    env.filters["qty"] = qty
+    return env.get_template("report.html").render(
+        r=report,
+        grouped=grouped,
+        order=STATUS_ORDER,
+        labels=STATUS_LABEL,
+        map_file=map_file,
+        map_html=map_html,
     )
 
 
 def write_reports(review: Any, out_dir: Path, *, with_map: bool = True) -> dict[str, Path]:
-    """Write report.json, report.html and (optionally) map.html for one review."""
+    """Write report.json, report.html and (optionally) map.html for one review.
+
+    The map is built once: written as map.html and embedded in report.html.
+    """
     out_dir = Path(out_dir)
     report = review.to_dict()
     paths = {
         "json": write_atomic(out_dir / "report.json", to_json(report)),
     }
+    map_html = None
     if with_map:
-        from georeview.webmap import build_map
+        from georeview.webmap import build_map, render_map
 
-        paths["map"] = write_atomic(
-            out_dir / "map.html", build_map(review, report).get_root().render()
-        )
+        map_html = render_map(build_map(review, report))
+        paths["map"] = write_atomic(out_dir / "map.html", map_html)
     paths["html"] = write_atomic(
-        out_dir / "report.html", render_html(report, map_file="map.html" if with_map else None)
+        out_dir / "report.html",
+        render_html(report, map_file="map.html" if with_map else None, map_html=map_html),
     )
     return paths

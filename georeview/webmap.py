@@ -1,202 +1,731 @@
-"""Web map stage: an interactive folium map for reviewers.
+"""Web map stage: the reviewer's interactive map (``map.html``), readable offline.
 
 EPSG:4326 exists only here: every layer is reprojected from the working CRS for
-display and for nothing else. Popups are built from the same report dict as
-report.json, and every string is HTML-escaped before it enters a popup.
+display and for nothing else. The map is a folium map whose JavaScript and CSS
+(Leaflet, leaflet-measure, leaflet.fullscreen; see ``georeview/static/README.md``)
+are inlined from the package instead of loaded from CDNs, so the file opens and
+shows every data layer with no network and can be e-mailed on its own.
+
+Popups and tooltips are built in the browser from text nodes by
+``georeview/static/georeview.js``; the popup text (findings with their
+citations, measures) comes from the same report dict as report.json. Data is
+embedded as JSON with ``<``, ``>`` and ``&`` escaped, so nothing a submission or
+a reference layer contains is ever parsed as HTML.
 """
 
 from __future__ import annotations
 
-import html
+import base64
+import json
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
+import numpy as np
 import shapely
 
-#: Display style per layer: (label, stroke colour, fill colour, fill opacity).
-STYLES: dict[str, tuple[str, str, str, float]] = {
-    "village": ("Village limits", "#6a3d9a", "#cab2d6", 0.10),
-    "extraterritorial": ("Extraterritorial area", "#ff7f00", "#fdbf6f", 0.15),
-    "ceded": (
+log = logging.getLogger(__name__)
+
+#: Vendored assets, in load order: (folder under georeview/static, js files, css files).
+VENDORED: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("leaflet", ("leaflet.js",), ("leaflet.css",)),
+    ("leaflet-measure", ("leaflet-measure.min.js",), ("leaflet-measure.css",)),
+    ("leaflet.fullscreen", ("Control.FullScreen.js",), ("Control.FullScreen.css",)),
+    (".", ("georeview.js",), ("georeview.css",)),
+)
+#: Default display simplification of reference layers, metres in the working CRS.
+SIMPLIFY_M = 0.5
+#: Decimal places of longitude/latitude in the HTML (1e-6 degree is about 0.1 m).
+PRECISION = 6
+#: The map opens on the site's bounding box grown by this share of its size on each side.
+FIT_MARGIN = 0.35
+#: Most findings listed in one popup.
+MAX_POPUP_FINDINGS = 14
+
+_MIME = {".png": "image/png", ".svg": "image/svg+xml", ".gif": "image/gif"}
+_CSS_URL = re.compile(r"url\(\s*['\"]?(?!data:|#|https?:)([^'\")]+)['\"]?\s*\)")
+
+
+@dataclass(frozen=True)
+class LayerStyle:
+    """How one map layer is drawn and which findings its popup lists."""
+
+    label: str
+    stroke: str
+    fill: str
+    fill_opacity: float
+    weight: float = 2.0
+    #: Attribute columns shown in a feature's popup: (column, label).
+    fields: tuple[tuple[str, str], ...] = ()
+    #: Fact-name prefixes: findings of rules that read such a fact go in the popup.
+    facts: tuple[str, ...] = ()
+    #: Rule kinds whose findings always go in the popup.
+    kinds: tuple[str, ...] = ()
+    show: bool = True
+    dash: str | None = None
+    line: bool = False
+
+
+#: Every layer the map knows, in drawing order (bottom first). Keys of
+#: ``Review.map_layers`` not listed here are drawn with :data:`OTHER_STYLE`.
+LAYERS: dict[str, LayerStyle] = {
+    "village": LayerStyle(
+        "Village limits", "#6a3d9a", "#cab2d6", 0.08, 2.5, kinds=("reach",), facts=("jurisdiction",)
+    ),
+    "extraterritorial": LayerStyle(
+        "Extraterritorial area",
+        "#ff7f00",
+        "#fdbf6f",
+        0.12,
+        2.0,
+        kinds=("reach",),
+        facts=("jurisdiction",),
+        dash="6 4",
+    ),
+    "ceded": LayerStyle(
         "Neighbour's extraterritorial area (past the equidistant line)",
         "#b15928",
         "#ffff99",
-        0.2,
+        0.25,
+        2.0,
+        fields=(("neighbour", "Neighbour"),),
+        kinds=("reach",),
+        facts=("jurisdiction",),
+        dash="2 4",
     ),
-    "floodplain": ("Floodplain (FEMA NFHL)", "#1f78b4", "#a6cee3", 0.35),
-    "wetlands": ("Wetlands (WWI)", "#33a02c", "#b2df8a", 0.45),
-    "hydrography": ("Surface waters (NHD)", "#08519c", "#4292c6", 0.6),
-    "soils": ("Soils (SSURGO)", "#8c6d31", "#e7cb94", 0.05),
-    "contours": ("Contours", "#969696", "#969696", 0.0),
-    "steep_slopes": ("Slopes of 20 % or more", "#e31a1c", "#fb9a99", 0.55),
-    "downstream": ("Downstream flow path (1/4 mile)", "#00bcd4", "#00bcd4", 0.0),
-    "disturbance": ("Disturbed area", "#d95f02", "#fdae6b", 0.35),
-    "site": ("Site boundary", "#000000", "#ffffff", 0.05),
+    "soils": LayerStyle(
+        "Soils (SSURGO map units)",
+        "#8c6d31",
+        "#e7cb94",
+        0.05,
+        1.0,
+        fields=(
+            ("MUSYM", "Map unit"),
+            ("muname", "Name"),
+            ("hydgrpdcd", "Hydrologic group"),
+            ("kffact", "K factor"),
+        ),
+        facts=("soil",),
+        show=False,
+    ),
+    "floodplain": LayerStyle(
+        "Floodplain and floodway (FEMA NFHL)",
+        "#1f78b4",
+        "#a6cee3",
+        0.35,
+        1.5,
+        fields=(
+            ("FLD_ZONE", "Flood zone"),
+            ("ZONE_SUBTY", "Zone subtype"),
+            ("SFHA_TF", "Special flood hazard area"),
+            ("STATIC_BFE", "Base flood elevation"),
+        ),
+        facts=("floodplain", "floodway"),
+    ),
+    "wetlands": LayerStyle(
+        "Wetlands (WWI)",
+        "#33a02c",
+        "#b2df8a",
+        0.45,
+        1.5,
+        fields=(("WETCODE", "Wetland code"), ("WETCLASS", "Class"), ("WWI_ID", "WWI id")),
+        facts=("wetland",),
+    ),
+    "hydrography": LayerStyle(
+        "Surface waters (NHD)",
+        "#08519c",
+        "#6baed6",
+        0.6,
+        2.0,
+        fields=(("GNIS_NAME", "Name"), ("FTYPE_NAME", "Type"), ("FType", "FType")),
+        facts=("downstream", "water"),
+    ),
+    "contours": LayerStyle(
+        "Contours",
+        "#8d8d8d",
+        "#8d8d8d",
+        0.0,
+        1.0,
+        fields=(("elev_ft", "Elevation (ft)"), ("elevation_ft", "Elevation (ft)")),
+        facts=("site_map.contour_interval",),
+        line=True,
+    ),
+    "steep_slopes": LayerStyle(
+        "Slopes of 20 % or more",
+        "#e31a1c",
+        "#fb9a99",
+        0.55,
+        1.0,
+        fields=(("slope_class", "Slope class"),),
+        facts=("steep_slope", "max_slope"),
+    ),
+    "downstream": LayerStyle(
+        "Downstream flow path (1/4 mile)",
+        "#00acc1",
+        "#00acc1",
+        0.0,
+        4.0,
+        fields=(("receiving_feature", "Receiving feature"), ("distance_ft", "Distance (ft)")),
+        facts=("downstream",),
+        line=True,
+    ),
+    "receiving": LayerStyle(
+        "Receiving water",
+        "#002b7f",
+        "#2171b5",
+        0.7,
+        4.0,
+        fields=(("name", "Name"), ("GNIS_NAME", "Name")),
+        facts=("downstream",),
+    ),
+    "disturbance": LayerStyle(
+        "Disturbed area", "#d95f02", "#fdae6b", 0.35, 2.0, facts=("disturbed_",)
+    ),
+    "site": LayerStyle(
+        "Site boundary",
+        "#000000",
+        "#ffffff",
+        0.05,
+        3.0,
+        kinds=("reach", "trigger", "exemption", "classify"),
+    ),
+}
+#: Style of a map layer the table above does not name.
+OTHER_STYLE = LayerStyle("Other layer", "#7b3294", "#c2a5cf", 0.3, 2.0)
+#: Aliases: map_layers keys that mean a layer above.
+ALIASES = {
+    "receiving_feature": "receiving",
+    "downstream_path": "downstream",
+    "steep": "steep_slopes",
 }
 
 
-def _esc(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
+# ---------------------------------------------------------------- vendored assets
+def _static() -> Any:
+    return resources.files("georeview") / "static"
 
 
-def _popup_table(row: dict[str, Any], limit: int = 12) -> str:
-    cells = "".join(
-        f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in list(row.items())[:limit]
+def _read_css(folder: Any, name: str) -> str:
+    """Read a CSS file and turn every relative ``url(...)`` into a data: URI."""
+    text = (folder / name).read_text(encoding="utf-8")
+
+    def data_uri(match: re.Match[str]) -> str:
+        rel = match.group(1)
+        ref = folder
+        for part in rel.split("/"):
+            ref = ref / part
+        mime = _MIME.get(Path(rel).suffix.lower(), "application/octet-stream")
+        data = base64.b64encode(ref.read_bytes()).decode("ascii")
+        return f'url("data:{mime};base64,{data}")'
+
+    return _CSS_URL.sub(data_uri, text)
+
+
+def _read_js(folder: Any, name: str) -> str:
+    text = (folder / name).read_text(encoding="utf-8")
+    text = re.sub(r"^//# sourceMappingURL=.*$", "", text, flags=re.MULTILINE)
+    # A script element ends at the first "</script"; none of the vendored files has one,
+    # but make sure a future update cannot break out of the element.
+    return text.replace("</script", "<\\/script")
+
+
+@cache
+def vendored_css() -> str:
+    """All vendored CSS, images inlined as data: URIs (read once per process)."""
+    static = _static()
+    return "\n".join(
+        _read_css(static / folder if folder != "." else static, css)
+        for folder, _, csss in VENDORED
+        for css in csss
     )
-    return f"<table>{cells}</table>"
 
 
-def site_popup(report: dict[str, Any]) -> str:
-    """HTML for the site's popup: classification and every non-passing finding."""
-    c = report["classification"]
-    verdict = (
-        "cannot be determined"
-        if c["regulated"] is None
-        else ("regulated" if c["regulated"] else "not regulated")
+def _data_uri(ref: Any, mime: str = "image/png") -> str:
+    return f"data:{mime};base64," + base64.b64encode(ref.read_bytes()).decode("ascii")
+
+
+@cache
+def vendored_js() -> str:
+    """All vendored JavaScript, in load order (read once per process).
+
+    Leaflet's default marker images are set as data: URIs (Leaflet would
+    otherwise look for ``marker-icon.png`` beside the HTML file).
+    """
+    static = _static()
+    images = static / "leaflet" / "images"
+    icons = (
+        'L.Icon.Default.imagePath = "";\n'
+        "L.Icon.Default.mergeOptions({"
+        f'iconUrl: "{_data_uri(images / "marker-icon.png")}", '
+        f'iconRetinaUrl: "{_data_uri(images / "marker-icon-2x.png")}", '
+        f'shadowUrl: "{_data_uri(images / "marker-shadow.png")}"}});'
     )
-    head = (
-        f"<b>{_esc(report['submission'].get('name') or report['submission']['folder'])}</b><br>"
-        f"{_esc(report['ordinance']['short_name'])}: {_esc(verdict)}"
-        + (f", {_esc(c['category'])}" if c.get("category") else "")
-        + f"<br>Jurisdiction: {_esc(report['jurisdiction']['status'])}"
-    )
-    rows = [
-        f"<li><b>{_esc(f['citation'])}</b> [{_esc(f['status'])}] {_esc(f['message'])}</li>"
-        for f in report["findings"]
-        if f["status"] in ("fail", "needs_info")
-        or (f["kind"] in ("reach", "trigger") and f["applies"])
+    scripts = [
+        _read_js(static / folder if folder != "." else static, js)
+        for folder, jss, _ in VENDORED
+        for js in jss
     ]
-    return head + "<ul class='findings'>" + "".join(rows[:30]) + "</ul>"
+    return "\n;\n".join([scripts[0], icons, *scripts[1:]])
 
 
-def _add_gdf(
-    fmap: Any,
-    gdf: gpd.GeoDataFrame,
-    key: str,
-    *,
-    popup_fields: list[str] | None = None,
-    popup_html: str | None = None,
-    show: bool = True,
-) -> None:
-    import folium
-
-    label, stroke, fill, opacity = STYLES[key]
-    group = folium.FeatureGroup(name=label, show=show)
-    g = gdf.to_crs(4326)
-    cols = [c for c in (popup_fields or []) if c in g.columns]
-    for i, geom in enumerate(g.geometry.values):
-        if geom is None or shapely.is_empty(geom):
-            continue
-        if popup_html is not None:
-            content = popup_html
-        else:
-            row = {c: g.iloc[i][c] for c in cols}
-            content = f"<b>{_esc(label)}</b>" + _popup_table(row)
-        folium.GeoJson(
-            shapely.to_geojson(geom),
-            style_function=lambda _f, s=stroke, fc=fill, o=opacity: {
-                "color": s,
-                "weight": 2,
-                "fillColor": fc,
-                "fillOpacity": o,
-            },
-            popup=folium.Popup(content, max_width=420),
-            tooltip=_esc(label),
-        ).add_to(group)
-    group.add_to(fmap)
+def asset_tags() -> str:
+    """``<style>`` and ``<script>`` elements with every vendored asset inlined."""
+    return f"<style>\n{vendored_css()}\n</style>\n<script>\n{vendored_js()}\n</script>\n"
 
 
-def legend_html() -> str:
-    """A fixed legend listing every layer style."""
-    items = "".join(
-        f"<div><span style='display:inline-block;width:14px;height:10px;"
-        f"background:{fill};border:2px solid {stroke};margin-right:6px'></span>{_esc(label)}</div>"
-        for label, stroke, fill, _ in STYLES.values()
-    )
+_EXTERNAL = re.compile(
+    r"""<(?:script|img|iframe)\b[^>]*\bsrc\s*=\s*["']?(?:https?:)?//"""
+    r"""|<link\b[^>]*\bhref\s*=\s*["']?(?:https?:)?//|@import\s+(?:url\()?["']?(?:https?:)?//""",
+    re.IGNORECASE,
+)
+
+
+def external_resources(page: str) -> list[str]:
+    """Return the tags of ``page`` that would load something from the network."""
+    return [m.group(0) for m in _EXTERNAL.finditer(page)]
+
+
+# ---------------------------------------------------------------- data for the browser
+def safe_json(value: Any) -> str:
+    """JSON that is safe inside a ``<script>`` element (``<``, ``>``, ``&`` escaped)."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
     return (
-        "<div id='georeview-legend' style='position:fixed;bottom:24px;left:12px;z-index:9999;"
-        "background:#fff;padding:8px 10px;border:1px solid #999;border-radius:6px;"
-        "font:12px sans-serif;max-width:280px'><b>Legend</b>" + items + "</div>"
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
     )
 
 
-def build_map(review: Any, report: dict[str, Any]) -> Any:
+def display_geojson(
+    gdf: gpd.GeoDataFrame,
+    columns: Iterable[str] = (),
+    *,
+    simplify_m: float = SIMPLIFY_M,
+    precision: int = PRECISION,
+) -> dict[str, Any]:
+    """Return ``gdf`` as a GeoJSON FeatureCollection in EPSG:4326 for display.
+
+    Geometry is simplified by ``simplify_m`` (in the working CRS, before
+    reprojecting; topology preserved) and coordinates are rounded to
+    ``precision`` decimals. Property values become strings (missing → ``""``);
+    features get sequential ``id`` values.
+
+    Parameters
+    ----------
+    gdf : GeoDataFrame
+        Features in a projected CRS (the working CRS).
+    columns : iterable of str
+        Columns to keep as properties (those absent from ``gdf`` are skipped).
+    simplify_m : float
+        Simplification tolerance, metres (0 keeps every vertex).
+    precision : int
+        Decimal places of longitude and latitude.
+    """
+    if gdf.crs is None:
+        from georeview.errors import CRSError
+
+        raise CRSError("a map layer has no CRS", field="map_layers")
+    keep = ~(gdf.geometry.isna() | gdf.geometry.is_empty).to_numpy()
+    g = gdf[keep]
+    geoms = g.geometry.to_numpy()
+    if simplify_m > 0 and gdf.crs.is_projected:
+        unit = float(gdf.crs.axis_info[0].unit_conversion_factor or 1.0)
+        geoms = shapely.simplify(geoms, simplify_m / unit, preserve_topology=True)
+        geoms = np.where(shapely.is_empty(geoms), g.geometry.to_numpy(), geoms)
+    lonlat = gpd.GeoSeries(geoms, crs=gdf.crs).to_crs(4326).to_numpy()
+    lonlat = shapely.transform(lonlat, lambda xy: np.round(xy, precision))
+    cols = [c for c in dict.fromkeys(columns) if c in g.columns and c != g.geometry.name]
+    props = g[cols].astype(object).where(g[cols].notna(), "").astype(str)
+    records = json.loads(props.to_json(orient="records", force_ascii=False)) if cols else None
+    geometries = json.loads("[" + ",".join(shapely.to_geojson(lonlat)) + "]")
+    return {
+        "type": "FeatureCollection",
+        "features": [
+            {
+                "type": "Feature",
+                "id": str(i),
+                "properties": records[i] if records is not None else {},
+                "geometry": geom,
+            }
+            for i, geom in enumerate(geometries)
+        ],
+    }
+
+
+# ---------------------------------------------------------------- popup text
+def _condition_facts(cond: Any, out: set[str]) -> None:
+    if cond is None:
+        return
+    if cond.fact:
+        out.add(cond.fact)
+    for c in (cond.all or ()) + (cond.any or ()):
+        _condition_facts(c, out)
+    _condition_facts(cond.not_, out)
+
+
+def rule_facts(ordinance: Any) -> dict[str, set[str]]:
+    """Return, for every rule id of ``ordinance``, the fact names the rule reads."""
+    out: dict[str, set[str]] = {}
+    for rule in ordinance.rules:
+        facts: set[str] = set()
+        _condition_facts(rule.when, facts)
+        _condition_facts(rule.applies_when, facts)
+        facts.update(f for f in (rule.measure, rule.fact) if f)
+        out[rule.id] = facts
+    return out
+
+
+_STATUS_RANK = {"fail": 0, "needs_info": 1, "pass": 2, "not_applicable": 3}
+
+
+def layer_findings(
+    report: Mapping[str, Any],
+    facts_by_rule: Mapping[str, set[str]],
+    style: LayerStyle,
+    *,
+    limit: int = MAX_POPUP_FINDINGS,
+) -> list[dict[str, str]]:
+    """Findings of the rules that read this layer's facts, non-passing first.
+
+    A finding belongs to a layer when its rule reads a fact whose name starts
+    with one of ``style.facts``, or its kind is one of ``style.kinds``. Trigger,
+    exemption and classify findings appear only when they apply; findings that
+    are not applicable are left out.
+    """
+    chosen = []
+    for f in report.get("findings", []):
+        reads = facts_by_rule.get(f["rule_id"], set())
+        by_fact = any(name.startswith(p) for name in reads for p in style.facts)
+        by_kind = f.get("kind") in style.kinds
+        if not (by_fact or by_kind) or f["status"] == "not_applicable":
+            continue
+        conditional = f.get("kind") in ("trigger", "exemption", "classify")
+        unresolved = f["status"] in ("fail", "needs_info") and by_fact
+        if conditional and not f.get("applies") and not unresolved:
+            continue
+        chosen.append(f)
+    chosen.sort(key=lambda f: _STATUS_RANK.get(f["status"], 9))
+    return [
+        {
+            "citation": str(f["citation"]),
+            "status": str(f["status"]),
+            "message": str(f.get("message") or f.get("title") or ""),
+        }
+        for f in chosen[:limit]
+    ]
+
+
+def _fmt(value: Any, digits: int = 0, units: str = "") -> str:
+    if value is None:
+        return "not measured"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return f"{value:,.{digits}f}{(' ' + units) if units else ''}"
+    return str(value)
+
+
+def verdict(report: Mapping[str, Any]) -> str:
+    """One line: is the site regulated, and in which category."""
+    c = report["classification"]
+    name = report["ordinance"]["short_name"]
+    if c.get("regulated") is None:
+        return f"{name}: regulation cannot be determined (information missing)"
+    if not c["regulated"]:
+        return f"{name}: not regulated"
+    cat = f", {c['category']} land disturbing activity" if c.get("category") else ""
+    return f"{name}: regulated{cat}"
+
+
+def layer_lines(key: str, report: Mapping[str, Any], facts: Mapping[str, Any]) -> list[str]:
+    """Measured values shown at the top of a layer's popup."""
+    m = report.get("measures", {})
+    j = report.get("jurisdiction", {})
+    shares = ", ".join(
+        f"{k} {100 * v:.1f} %" for k, v in (j.get("shares") or {}).items() if v and v > 0
+    )
+    d = m.get("downstream") or {}
+    lines: dict[str, list[str]] = {
+        "site": [
+            verdict(report),
+            f"Jurisdiction: {j.get('status')} ({shares})",
+            f"Site {_fmt(m.get('site_area_sqft'), 0, 'sq ft')}; disturbed "
+            f"{_fmt(m.get('disturbed_area_sqft'), 0, 'sq ft')} "
+            f"({_fmt(m.get('disturbed_area_acres'), 2, 'acres')})",
+        ],
+        "disturbance": [
+            f"Disturbed {_fmt(m.get('disturbed_area_sqft'), 0, 'sq ft')} "
+            f"({_fmt(m.get('disturbed_area_acres'), 2, 'acres')})"
+        ],
+        "village": [f"Site jurisdiction: {j.get('status')} ({shares})"],
+        "extraterritorial": [f"Site jurisdiction: {j.get('status')} ({shares})"],
+        "ceded": [
+            "Past the equidistant line this land is in the neighbour's extraterritorial area"
+        ],
+        "wetlands": [
+            f"Wetland in the site {_fmt(m.get('wetland_area_sqft'), 0, 'sq ft')}; in the "
+            f"disturbance {_fmt(m.get('wetland_in_disturbance_sqft'), 0, 'sq ft')}"
+        ],
+        "floodplain": [
+            f"1 % annual chance floodplain in the site "
+            f"{_fmt(m.get('floodplain_area_sqft'), 0, 'sq ft')}; in the disturbance "
+            f"{_fmt(m.get('floodplain_in_disturbance_sqft'), 0, 'sq ft')}",
+            f"Floodway in the site: {_fmt(m.get('floodway_present'))}",
+        ],
+        "steep_slopes": [
+            f"Slopes of 20 % or more in the disturbance "
+            f"{_fmt(m.get('steep_slope_area_sqft'), 0, 'sq ft')}; "
+            f"max slope {_fmt(m.get('max_slope_pct'), 1, '%')}"
+        ],
+        "contours": [
+            f"Contour interval used by the rules "
+            f"{_fmt(facts.get('site_map.contour_interval_ft'), 1, 'ft')}"
+        ],
+        "downstream": [
+            f"Reaches water within 1/4 mile: {_fmt(d.get('reaches_water_within_quarter_mile'))}",
+            f"Receiving feature: {d.get('receiving_feature') or 'none found'}"
+            + (f", {_fmt(d.get('distance_ft'), 0, 'ft')}" if d.get("distance_ft") else ""),
+        ],
+        "soils": [
+            f"Soil loss (USLE) {_fmt(m.get('soil_loss_tons_per_acre_year'), 2, 'tons/acre/year')}"
+        ],
+    }
+    lines["receiving"] = lines["downstream"]
+    lines["hydrography"] = lines["downstream"][1:]
+    return lines.get(key, [])
+
+
+# ---------------------------------------------------------------- the map
+def _folium_classes() -> tuple[Any, Any]:
+    """Two small folium elements (defined lazily: folium is imported only here)."""
+    from branca.element import MacroElement
+    from jinja2 import Template
+
+    class Legend(MacroElement):  # type: ignore[misc]
+        _template = Template(
+            "{% macro script(this, kwargs) %}"
+            "georeview.legend({{ this._parent.get_name() }}, {{ this.items }});"
+            "{% endmacro %}"
+        )
+
+        def __init__(self, items: list[dict[str, Any]]) -> None:
+            super().__init__()
+            self._name = "GeoreviewLegend"
+            self.items = safe_json(items)
+
+    class Assets(MacroElement):  # type: ignore[misc]
+        _template = Template(
+            "{% macro header(this, kwargs) %}{{ this.tags }}"
+            "<script>georeview.info = {{ this.info }};</script>{% endmacro %}"
+        )
+
+        def __init__(self, info: dict[str, Any]) -> None:
+            super().__init__()
+            self._name = "GeoreviewAssets"
+            self.tags = asset_tags()
+            self.info = safe_json(info)
+
+    return Legend, Assets
+
+
+def _style_for(key: str) -> LayerStyle:
+    key = ALIASES.get(key, key)
+    if key in LAYERS:
+        return LAYERS[key]
+    return replace(OTHER_STYLE, label=key.replace("_", " ").capitalize())
+
+
+def _popup_fields(gdf: gpd.GeoDataFrame, style: LayerStyle, spec: Any) -> list[list[str]]:
+    """Attribute columns for popups: the style's, the layers.toml name field, else a few."""
+    fields = [[c, label] for c, label in style.fields if c in gdf.columns]
+    name_field = getattr(spec, "name_field", None)
+    if name_field and name_field in gdf.columns and all(f[0] != name_field for f in fields):
+        fields.insert(0, [name_field, "Name"])
+    for attr, label in (
+        ("musym_field", "Map unit"),
+        ("hsg_field", "Hydrologic group"),
+        ("kfactor_field", "K factor"),
+        ("zone_field", "Flood zone"),
+        ("subtype_field", "Zone subtype"),
+    ):
+        col = getattr(spec, attr, None)
+        if col and col in gdf.columns and all(f[0] != col for f in fields):
+            fields.append([col, label])
+    if not fields:
+        cols = [c for c in gdf.columns if c != gdf.geometry.name]
+        fields = [[c, c] for c in cols[:6]]
+    return fields
+
+
+def map_frames(review: Any) -> dict[str, gpd.GeoDataFrame]:
+    """Every layer of the map as a GeoDataFrame in the working CRS, in drawing order."""
+    crs = review.layers.working_crs
+    frames: dict[str, gpd.GeoDataFrame] = {}
+    j = review.jurisdictions
+    if j is not None:
+        frames["village"] = gpd.GeoDataFrame(
+            {"name": [j.village.name]}, geometry=[j.village.geometry], crs=crs
+        )
+        if j.extraterritorial is not None and not shapely.is_empty(j.extraterritorial):
+            frames["extraterritorial"] = gpd.GeoDataFrame(
+                {"name": [f"{j.village.name} extraterritorial area"]},
+                geometry=[j.extraterritorial],
+                crs=crs,
+            )
+        if j.ceded:
+            frames["ceded"] = gpd.GeoDataFrame(
+                {"neighbour": list(j.ceded)}, geometry=list(j.ceded.values()), crs=crs
+            )
+    for key, gdf in (review.map_layers or {}).items():
+        if gdf is not None and len(gdf):
+            frames[ALIASES.get(key, key)] = gdf
+    frames["disturbance"] = review.submission.disturbance
+    frames["site"] = review.submission.site
+    order = {k: i for i, k in enumerate(LAYERS)}
+    first_top = order["disturbance"]
+    return dict(
+        sorted(frames.items(), key=lambda kv: order.get(kv[0], first_top - 0.5))  # type: ignore[arg-type]
+    )
+
+
+def build_map(
+    review: Any,
+    report: dict[str, Any] | None = None,
+    *,
+    simplify_m: float = SIMPLIFY_M,
+    base_tiles: bool = True,
+) -> Any:
     """Build the reviewer's folium map for one review.
 
     Parameters
     ----------
     review : georeview.review.Review
         The review (geometries in the working CRS).
-    report : dict
-        ``review.to_dict()`` (the text of popups comes from it).
+    report : dict, optional
+        ``review.to_dict()`` (popup text comes from it); computed when omitted.
+    simplify_m : float
+        Display simplification of the reference layers, metres (the site and the
+        disturbance are never simplified).
+    base_tiles : bool
+        Offer an OpenStreetMap base layer (off by default; it needs the network).
+
+    Returns
+    -------
+    folium.Map
+        The map; ``map.get_root().render()`` is the complete, self-contained HTML.
     """
     import folium
     from folium import plugins
+    from folium.utilities import JsCode
 
+    report = review.to_dict() if report is None else report
     crs = review.layers.working_crs
-    site = gpd.GeoDataFrame(geometry=[review.submission.site_geom], crs=crs)
-    bounds = site.to_crs(4326).total_bounds
-    fmap = folium.Map(tiles=None, control_scale=True, prefer_canvas=False)
-    folium.TileLayer("OpenStreetMap", name="Base map (needs network)", show=False).add_to(fmap)
-    j = review.jurisdictions
-    if j is not None:
-        _add_gdf(
-            fmap,
-            gpd.GeoDataFrame({"name": [j.village.name]}, geometry=[j.village.geometry], crs=crs),
-            "village",
-            popup_fields=["name"],
+    frames = map_frames(review)
+    facts_by_rule = rule_facts(review.ordinance)
+    legend_cls, assets_cls = _folium_classes()
+
+    fmap = folium.Map(tiles=None, control_scale=True, zoom_snap=0.25)
+    fmap.default_js, fmap.default_css = [], []
+    info: dict[str, Any] = {}
+    legend: list[dict[str, Any]] = []
+    if base_tiles:
+        folium.TileLayer(
+            "OpenStreetMap",
+            name="Base map: OpenStreetMap (needs network)",
+            overlay=True,
+            show=False,
+        ).add_to(fmap)
+    for key, gdf in frames.items():
+        style = _style_for(key)
+        spec = review.layers.spec(key) if hasattr(review.layers, "spec") else None
+        fields = _popup_fields(gdf, style, spec)
+        exact = key in ("site", "disturbance", "village", "extraterritorial", "ceded")
+        data = display_geojson(
+            gdf.to_crs(crs) if gdf.crs != crs else gdf,
+            [f[0] for f in fields],
+            simplify_m=0.0 if exact else simplify_m,
         )
-        _add_gdf(
-            fmap,
-            gpd.GeoDataFrame(
-                {"name": [f"{j.village.name} extraterritorial area"]},
-                geometry=[j.extraterritorial],
-                crs=crs,
+        findings = layer_findings(report, facts_by_rule, style)
+        info[key] = {
+            "label": style.label,
+            "lines": layer_lines(key, report, review.facts),
+            "fields": fields,
+            "findings": findings,
+            "no_findings": f"No rule of {report['ordinance']['short_name']} reads this layer "
+            "directly.",
+        }
+        types = set(shapely.get_type_id(gdf.geometry.to_numpy()).tolist())
+        line = style.line or types <= {1, 2, 5}
+        svg_style = {
+            "color": style.stroke,
+            "weight": style.weight,
+            "fillColor": style.fill,
+            "fillOpacity": style.fill_opacity,
+            "opacity": 0.9,
+        }
+        if style.dash:
+            svg_style["dashArray"] = style.dash
+        folium.GeoJson(
+            data,
+            name=style.label,
+            show=style.show,
+            style_function=lambda _f, s=svg_style: s,
+            marker=folium.CircleMarker(radius=5) if types & {0, 4} else None,
+            on_each_feature=JsCode(
+                f"function (feature, layer) {{ georeview.bind(layer, feature, {safe_json(key)}); }}"
             ),
-            "extraterritorial",
-            popup_fields=["name"],
+        ).add_to(fmap)
+        legend.append(
+            {
+                "label": style.label,
+                "stroke": style.stroke,
+                "fill": style.fill,
+                "line": line,
+                "dash": style.dash or "",
+            }
         )
-        if j.ceded:
-            _add_gdf(
-                fmap,
-                gpd.GeoDataFrame(
-                    {"neighbour": list(j.ceded)}, geometry=list(j.ceded.values()), crs=crs
-                ),
-                "ceded",
-                popup_fields=["neighbour"],
-            )
-    fields = {
-        "floodplain": ["FLD_ZONE", "ZONE_SUBTY", "SFHA_TF", "STATIC_BFE", "SOURCE"],
-        "wetlands": ["WETCODE", "WETCLASS", "WWI_ID", "SOURCE"],
-        "hydrography": ["GNIS_NAME", "FType", "FCode", "SOURCE"],
-        "soils": ["MUSYM", "muname", "hydgrpdcd", "kffact", "SOURCE"],
-        "contours": ["elev_ft"],
-        "steep_slopes": ["slope_class"],
-        "downstream": ["receiving_feature", "distance_ft"],
-    }
-    for key in (
-        "soils",
-        "floodplain",
-        "wetlands",
-        "hydrography",
-        "contours",
-        "steep_slopes",
-        "downstream",
-    ):
-        gdf = review.map_layers.get(key)
-        if gdf is not None and len(gdf):
-            _add_gdf(fmap, gdf, key, popup_fields=fields.get(key), show=key != "soils")
-    _add_gdf(
-        fmap,
-        review.submission.disturbance,
-        "disturbance",
-        popup_html=f"<b>Disturbed area</b><br>{report['measures']['disturbed_area_sqft']:,.0f}"
-        " sq ft",
-    )
-    _add_gdf(fmap, site, "site", popup_html=site_popup(report))
+    fmap.add_child(assets_cls(info))
     folium.LayerControl(collapsed=False).add_to(fmap)
-    plugins.MeasureControl(primary_length_unit="feet", primary_area_unit="sqfeet").add_to(fmap)
-    plugins.Fullscreen().add_to(fmap)
-    fmap.get_root().html.add_child(folium.Element(legend_html()))
-    fmap.fit_bounds([[bounds[1], bounds[0]], [bounds[3], bounds[2]]])
+    measure = plugins.MeasureControl(
+        position="topleft",
+        primary_length_unit="feet",
+        secondary_length_unit="miles",
+        primary_area_unit="sqfeet",
+        secondary_area_unit="acres",
+    )
+    full = plugins.Fullscreen(position="topleft")
+    for control in (measure, full):
+        control.default_js, control.default_css = [], []
+        control.add_to(fmap)
+    fmap.add_child(legend_cls(legend))
+    site = review.submission.site_geom
+    x0, y0, x1, y1 = shapely.bounds(site)
+    margin = FIT_MARGIN * max(x1 - x0, y1 - y0)
+    view = shapely.box(x0 - margin, y0 - margin, x1 + margin, y1 + margin)
+    west, south, east, north = gpd.GeoSeries([view], crs=crs).to_crs(4326).total_bounds
+    fmap.fit_bounds([[south, west], [north, east]], padding=(30, 30))
     return fmap
+
+
+def render_map(fmap: Any) -> str:
+    """Return the complete HTML of a map built by :func:`build_map`."""
+    page = fmap.get_root().render()
+    found = external_resources(page)
+    if found:
+        log.warning("map.html would load %d resources from the network: %s", len(found), found[:3])
+    return page
+
+
+def write_map(review: Any, out_html: Path, *, report: dict[str, Any] | None = None) -> Path:
+    """Build the map of one review and write it (atomically) to ``out_html``."""
+    from georeview.report import write_atomic
+
+    return write_atomic(Path(out_html), render_map(build_map(review, report)))
