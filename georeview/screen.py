@@ -486,8 +486,16 @@ def build_context(
 
 
 _GEOM_NAMES = np.array(
-    "Point LineString LinearRing Polygon MultiPoint MultiLineString MultiPolygon "
-    "GeometryCollection".split(),
+    [
+        "Point",
+        "LineString",
+        "LinearRing",
+        "Polygon",
+        "MultiPoint",
+        "MultiLineString",
+        "MultiPolygon",
+        "GeometryCollection",
+    ],
     dtype=object,
 )
 

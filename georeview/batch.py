@@ -1,0 +1,372 @@
+"""Batch review: a folder of submission folders (and zip files of them).
+
+``georeview review FOLDER --out OUT`` on a folder that holds submissions writes one
+report per submission (``OUT/<name>/report.json``, ``report.html``, ``map.html``), a
+summary table ``OUT/summary.csv`` and the sites as ``OUT/sites.gpkg``. A submission
+that cannot be reviewed (any :class:`georeview.errors.GeoReviewError`) becomes an error
+row with its reason; the others finish.
+
+Zip files are extracted into a temporary folder, safely: entries that would land
+outside it (``../``, absolute paths, drive letters), symbolic links, more than
+:data:`MAX_ZIP_MEMBERS` entries or more than :data:`MAX_UNZIPPED_BYTES` of content
+(counted while decompressing, not trusted from the header) are refused.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+import os
+import stat
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from georeview.errors import DataSourceError, GeoReviewError, LimitError, OutputError
+
+log = logging.getLogger(__name__)
+
+#: Largest total uncompressed size of one zip file, bytes.
+MAX_UNZIPPED_BYTES = 512 * 1024 * 1024
+#: Most entries one zip file may hold.
+MAX_ZIP_MEMBERS = 10_000
+#: Columns of summary.csv, in order.
+SUMMARY_COLUMNS = (
+    "name",
+    "source",
+    "status",
+    "error",
+    "municipality",
+    "jurisdiction",
+    "regulated",
+    "category",
+    "larger_site",
+    "site_area_sqft",
+    "disturbed_area_sqft",
+    "fail",
+    "needs_info",
+    "pass",
+    "report",
+)
+_SUMMARY_CRS = "EPSG:3071"
+
+
+def is_batch(path: Path | str) -> bool:
+    """Whether ``path`` is a folder of submissions rather than one submission.
+
+    True for a folder without its own submission.toml that holds at least one
+    sub-folder with a submission.toml, or a zip file.
+    """
+    path = Path(path)
+    if not path.is_dir() or (path / "submission.toml").exists():
+        return False
+    return any(
+        (p.is_dir() and (p / "submission.toml").is_file())
+        or (p.is_file() and p.suffix.lower() == ".zip")
+        for p in path.iterdir()
+    )
+
+
+def _safe_member(info: zipfile.ZipInfo, zip_path: Path) -> PurePosixPath | None:
+    """The relative path of a zip entry, or a refusal for one escaping the folder."""
+    name = info.filename.replace("\\", "/")
+    mode = (info.external_attr >> 16) & 0o170000
+    if mode == stat.S_IFLNK:
+        raise DataSourceError(f"refused: entry {info.filename!r} is a symbolic link", path=zip_path)
+    p = PurePosixPath(name)
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":") or ".." in p.parts:
+        raise DataSourceError(
+            f"refused: entry {info.filename!r} would be written outside the folder", path=zip_path
+        )
+    parts = [x for x in p.parts if x not in ("", ".")]
+    return PurePosixPath(*parts) if parts else None
+
+
+def extract_zip(
+    zip_path: Path | str,
+    dest: Path | str,
+    *,
+    max_bytes: int = MAX_UNZIPPED_BYTES,
+    max_members: int = MAX_ZIP_MEMBERS,
+) -> Path:
+    """Extract a zip file into ``dest`` safely; return ``dest``.
+
+    Raises
+    ------
+    DataSourceError
+        Not a zip file, or an entry escaping ``dest`` or a symbolic link.
+    LimitError
+        Too many entries or too many bytes once decompressed.
+    """
+    zip_path, dest = Path(zip_path), Path(dest)
+    try:
+        zf = zipfile.ZipFile(zip_path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataSourceError(f"not a readable zip file ({exc})", path=zip_path) from None
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > max_members:
+            raise LimitError(
+                f"{len(infos):,} entries exceed the limit of {max_members:,}", path=zip_path
+            )
+        if sum(i.file_size for i in infos) > max_bytes:
+            raise LimitError(
+                f"uncompressed size exceeds the limit of {max_bytes:,} bytes", path=zip_path
+            )
+        planned = [(i, _safe_member(i, zip_path)) for i in infos]
+        total = 0
+        root = dest.resolve()
+        for info, rel in planned:
+            if rel is None:
+                continue
+            target = (dest / rel).resolve()
+            if not target.is_relative_to(root):
+                raise DataSourceError(
+                    f"refused: entry {info.filename!r} would be written outside the folder",
+                    path=zip_path,
+                )
+            if info.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                with zf.open(info) as src, open(target, "wb") as dst:
+                    while block := src.read(1 << 16):
+                        total += len(block)
+                        if total > max_bytes:
+                            raise LimitError(
+                                f"uncompressed size exceeds the limit of {max_bytes:,} bytes",
+                                path=zip_path,
+                            )
+                        dst.write(block)
+            except (zipfile.BadZipFile, OSError, EOFError) as exc:
+                raise DataSourceError(
+                    f"cannot extract {info.filename!r} ({exc})", path=zip_path
+                ) from None
+    return dest
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """What a batch review wrote: one summary row per submission."""
+
+    out: Path
+    rows: tuple[dict[str, Any], ...]
+    summary_csv: Path
+    sites_gpkg: Path | None
+    seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_ok(self) -> int:
+        """Submissions reviewed."""
+        return sum(r["status"] == "ok" for r in self.rows)
+
+    @property
+    def n_error(self) -> int:
+        """Submissions that became error rows."""
+        return sum(r["status"] == "error" for r in self.rows)
+
+
+def _find_submissions(folder: Path, scratch: Path) -> list[tuple[str, str, Path | None, str]]:
+    """``(name, source, submission_dir or None, error)`` for each entry of a batch folder."""
+    found: list[tuple[str, str, Path | None, str]] = []
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if entry.is_dir() and (entry / "submission.toml").is_file():
+            found.append((entry.name, entry.name, entry, ""))
+        elif entry.is_file() and entry.suffix.lower() == ".zip":
+            dest = scratch / entry.stem
+            try:
+                extract_zip(entry, dest)
+            except GeoReviewError as exc:
+                found.append((entry.stem, entry.name, None, exc.one_line()))
+                continue
+            subs = sorted({p.parent for p in dest.rglob("submission.toml")})
+            if not subs:
+                found.append((entry.stem, entry.name, None, "no submission.toml in the zip file"))
+            for sub in subs:
+                name = entry.stem if len(subs) == 1 else f"{entry.stem}-{sub.name}"
+                found.append((name, entry.name, sub, ""))
+    return found
+
+
+def _review_one(
+    name: str, sub: Path, out: Path, layers_dir: Path | None, overwrite: bool, cache: dict
+) -> tuple[dict[str, Any], Any]:
+    """Review one submission and write its reports; return its summary row and site."""
+    from georeview.load import load_layers
+    from georeview.report import write_reports
+    from georeview.review import jurisdictions_for, resolve_layers, review
+
+    target = out / name
+    if (target / "report.json").exists() and not overwrite:
+        raise OutputError("report.json exists; pass --overwrite to replace it", path=target)
+    folder, _ = resolve_layers(sub, layers_dir)
+    key = str(Path(folder).resolve())
+    if key not in cache:
+        layers = load_layers(folder)
+        cache[key] = (layers, jurisdictions_for(layers))
+    layers, jur = cache[key]
+    result = review(sub, layers=layers, jurisdictions=jur)
+    write_reports(result, target)
+    report = result.to_dict()
+    m = report["measures"]
+    c = report["classification"]
+    counts = report["summary"]["counts"]
+    row = {
+        "municipality": report["municipality"],
+        "jurisdiction": report["jurisdiction"]["status"],
+        "regulated": {True: "yes", False: "no", None: "unknown"}[c["regulated"]],
+        "category": c["category"] or "",
+        "larger_site": "yes" if c["larger_site"] else "no",
+        "site_area_sqft": m["site_area_sqft"],
+        "disturbed_area_sqft": m["disturbed_area_sqft"],
+        "fail": counts["fail"],
+        "needs_info": counts["needs_info"],
+        "pass": counts["pass"],
+        "report": str(Path(name) / "report.json"),
+    }
+    site = result.submission.site.to_crs(_SUMMARY_CRS).geometry.union_all()
+    return row, site
+
+
+def _job(args: tuple[str, str, str, str | None, bool]) -> tuple[dict[str, Any], Any, str]:
+    """Process-pool entry: review one submission, turning our errors into an error row."""
+    name, sub, out, layers_dir, overwrite = args
+    try:
+        row, site = _review_one(
+            name, Path(sub), Path(out), Path(layers_dir) if layers_dir else None, overwrite, {}
+        )
+        return row, site, ""
+    except GeoReviewError as exc:
+        return {}, None, exc.one_line()
+
+
+def review_many(
+    folder: Path | str,
+    out: Path | str,
+    *,
+    layers_dir: Path | str | None = None,
+    overwrite: bool = False,
+    workers: int = 1,
+) -> BatchResult:
+    """Review every submission of a batch folder; write reports, summary.csv and sites.gpkg.
+
+    Parameters
+    ----------
+    folder : path
+        Folder of submission folders and zip files of them.
+    out : path
+        Output folder: ``<name>/report.json|html``, ``map.html``, ``summary.csv``, ``sites.gpkg``.
+    layers_dir : path, optional
+        One layers folder for all; by default each submission's municipality picks its own.
+    overwrite : bool
+        Replace existing reports (otherwise such a submission becomes an error row).
+    workers : int
+        Review submissions in this many processes.
+
+    Returns
+    -------
+    BatchResult
+        One row per submission (in name order), ``status`` ``ok`` or ``error``.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    folder, out = Path(folder), Path(out)
+    if not folder.is_dir():
+        raise DataSourceError("batch folder not found", path=folder)
+    summary_csv = out / "summary.csv"
+    if summary_csv.exists() and not overwrite:
+        raise OutputError("summary.csv exists; pass --overwrite to replace it", path=out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows: list[dict[str, Any]] = []
+    sites: list[Any] = []
+    with tempfile.TemporaryDirectory(prefix="georeview-batch-") as scratch:
+        found = _find_submissions(folder, Path(scratch))
+        jobs = [
+            (name, str(sub), str(out), str(layers_dir) if layers_dir else None, overwrite)
+            for name, _, sub, err in found
+            if sub is not None
+        ]
+        if workers > 1 and len(jobs) > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                done = dict(zip((j[0] for j in jobs), pool.map(_job, jobs), strict=True))
+        else:
+            cache: dict = {}
+            done = {}
+            for job in jobs:
+                name, sub, o, ld, ow = job
+                try:
+                    row, site = _review_one(
+                        name, Path(sub), Path(o), Path(ld) if ld else None, ow, cache
+                    )
+                    done[name] = (row, site, "")
+                except GeoReviewError as exc:
+                    done[name] = ({}, None, exc.one_line())
+        for name, source, sub, err in found:
+            row, site, error = (
+                done.get(name, ({}, None, err)) if sub is not None else ({}, None, err)
+            )
+            if error:
+                log.warning("%s: %s", name, error)
+            rows.append(
+                {
+                    **dict.fromkeys(SUMMARY_COLUMNS, ""),
+                    **row,
+                    "name": name,
+                    "source": source,
+                    "status": "error" if error else "ok",
+                    "error": error,
+                }
+            )
+            sites.append(site)
+    _write_summary(summary_csv, rows)
+    gpkg = _write_sites(out / "sites.gpkg", rows, sites)
+    return BatchResult(
+        out=out,
+        rows=tuple(rows),
+        summary_csv=summary_csv,
+        sites_gpkg=gpkg,
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def _write_summary(path: Path, rows: list[dict[str, Any]]) -> None:
+    from georeview.report import write_atomic
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(SUMMARY_COLUMNS), lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: r.get(k, "") for k in SUMMARY_COLUMNS})
+    write_atomic(path, buf.getvalue())
+
+
+def _write_sites(path: Path, rows: list[dict[str, Any]], sites: list[Any]) -> Path | None:
+    """Write the reviewed sites with their summary row (temporary name, then rename)."""
+    import geopandas as gpd
+    import pandas as pd
+
+    keep = [i for i, s in enumerate(sites) if s is not None]
+    if not keep:
+        return None
+    frame = pd.DataFrame([rows[i] for i in keep], columns=list(SUMMARY_COLUMNS))
+    for col in ("site_area_sqft", "disturbed_area_sqft"):
+        frame[col] = pd.to_numeric(frame[col])
+    gdf = gpd.GeoDataFrame(frame, geometry=[sites[i] for i in keep], crs=_SUMMARY_CRS)
+    tmp = path.with_name(f".{path.stem}.partial-{os.getpid()}{path.suffix}")
+    try:
+        tmp.unlink(missing_ok=True)
+        gdf.to_file(tmp, layer="sites", driver="GPKG")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise OutputError(f"cannot write ({exc})", path=path) from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
