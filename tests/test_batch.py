@@ -28,13 +28,14 @@ def _write(path: Path, geoms: list, crs: str = CRS) -> None:
     gpd.GeoDataFrame({"n": list(range(len(geoms)))}, geometry=geoms, crs=crs).to_file(path)
 
 
-@pytest.fixture()
+@pytest.fixture
 def layers(tmp_path: Path) -> Path:
     d = tmp_path / "layers"
     d.mkdir()
     _write(d / "boundary.gpkg", [shapely.box(X0, Y0, X0 + 1000, Y0 + 1000)])
     (d / "layers.toml").write_text(
-        'municipality = "deerfield"\nworking_crs = "EPSG:3071"\n[boundary]\npath = "boundary.gpkg"\n'
+        'municipality = "deerfield"\nworking_crs = "EPSG:3071"\n'
+        '[boundary]\npath = "boundary.gpkg"\n'
     )
     return d
 
@@ -77,19 +78,23 @@ def test_batch_reports_summary_and_error_rows(tmp_path: Path, layers: Path) -> N
     names = [r["name"] for r in res.rows]
     assert names == ["a_large", "b_small", "c_broken", "d_zipped", "e_evil"]
     by = {r["name"]: r for r in res.rows}
-    assert by["a_large"]["status"] == "ok" and by["a_large"]["category"] == "major"
+    assert by["a_large"]["status"] == "ok"
+    assert by["a_large"]["category"] == "major"
     assert by["a_large"]["site_area_sqft"] == pytest.approx(100 * 100 * SQFT_PER_SQM, abs=0.1)
     assert by["b_small"]["regulated"] == "no"
     assert by["d_zipped"]["status"] == "ok"
     # 50 m x 50 m = 26,909.8 sq ft: regulated (>= 4,000 sq ft), minor (< 1 acre = 43,560 sq ft)
     assert by["d_zipped"]["category"] == "minor"
-    assert by["c_broken"]["status"] == "error" and "site.geojson" in by["c_broken"]["error"]
-    assert by["e_evil"]["status"] == "error" and "outside the folder" in by["e_evil"]["error"]
+    assert by["c_broken"]["status"] == "error"
+    assert "site.geojson" in by["c_broken"]["error"]
+    assert by["e_evil"]["status"] == "error"
+    assert "outside the folder" in by["e_evil"]["error"]
     assert not (tmp_path / "escape.txt").exists()
     for name in ("a_large", "b_small", "d_zipped"):
         rep = json.loads((out / name / "report.json").read_text())
         assert rep["municipality"] == "deerfield"
-        assert (out / name / "report.html").is_file() and (out / name / "map.html").is_file()
+        assert (out / name / "report.html").is_file()
+        assert (out / name / "map.html").is_file()
     with open(res.summary_csv, newline="") as fh:
         table = list(csv.DictReader(fh))
     assert [r["name"] for r in table] == names
