@@ -341,11 +341,15 @@ def display_geojson(
         geoms = shapely.simplify(geoms, simplify_m / unit, preserve_topology=True)
         geoms = np.where(shapely.is_empty(geoms), g.geometry.to_numpy(), geoms)
     lonlat = gpd.GeoSeries(geoms, crs=gdf.crs).to_crs(4326).to_numpy()
-    lonlat = shapely.transform(lonlat, lambda xy: np.round(xy, precision))
     cols = [c for c in dict.fromkeys(columns) if c in g.columns and c != g.geometry.name]
     props = g[cols].astype(object).where(g[cols].notna(), "").astype(str)
     records = json.loads(props.to_json(orient="records", force_ascii=False)) if cols else None
-    geometries = json.loads("[" + ",".join(shapely.to_geojson(lonlat)) + "]")
+    # GEOS writes up to 17 significant digits; read them back rounded so that the page
+    # carries ``precision`` decimals (json then prints the shortest repr).
+    geometries = json.loads(
+        "[" + ",".join(shapely.to_geojson(lonlat)) + "]",
+        parse_float=lambda text: round(float(text), precision),
+    )
     return {
         "type": "FeatureCollection",
         "features": [
@@ -396,22 +400,20 @@ def layer_findings(
     """Findings of the rules that read this layer's facts, non-passing first.
 
     A finding belongs to a layer when its rule reads a fact whose name starts
-    with one of ``style.facts``, or its kind is one of ``style.kinds``. Trigger,
-    exemption and classify findings appear only when they apply; findings that
-    are not applicable are left out.
+    with one of ``style.facts`` (whatever it concluded), or when its kind is one
+    of ``style.kinds`` and it applies or fails or needs information. Findings
+    that are not applicable are left out.
     """
     chosen = []
     for f in report.get("findings", []):
         reads = facts_by_rule.get(f["rule_id"], set())
         by_fact = any(name.startswith(p) for name in reads for p in style.facts)
         by_kind = f.get("kind") in style.kinds
-        if not (by_fact or by_kind) or f["status"] == "not_applicable":
+        if f["status"] == "not_applicable":
             continue
-        conditional = f.get("kind") in ("trigger", "exemption", "classify")
-        unresolved = f["status"] in ("fail", "needs_info") and by_fact
-        if conditional and not f.get("applies") and not unresolved:
-            continue
-        chosen.append(f)
+        unresolved = f["status"] in ("fail", "needs_info")
+        if by_fact or (by_kind and (f.get("applies") or unresolved)):
+            chosen.append(f)
     chosen.sort(key=lambda f: _STATUS_RANK.get(f["status"], 9))
     return [
         {

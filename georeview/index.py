@@ -1,0 +1,239 @@
+"""Batch results page: ``index.html`` over a screening or batch run.
+
+One self-contained HTML file: a sortable, filterable table with one row per
+parcel or submission, and a map of every parcel coloured by outcome. The
+parcels are simplified for display in the working CRS (a tolerance in metres)
+before they are reprojected to EPSG:4326, coordinates are rounded, and the map
+draws them as ONE GeoJSON layer on a canvas, so 13,000 parcels stay a file of a
+few megabytes that opens in a second or two. Text from the rows reaches the
+page only as escaped JSON and is put into the page as text nodes.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+
+from georeview.errors import CRSError, InputError
+from georeview.webmap import PRECISION, asset_tags, display_geojson, safe_json
+
+log = logging.getLogger(__name__)
+
+#: Display simplification of parcels, metres in the working CRS.
+INDEX_SIMPLIFY_M = 1.0
+#: Outcome → colour, in legend order.
+OUTCOME_COLOURS: dict[str, str] = {
+    "fails": "#b3261e",
+    "major": "#d95f02",
+    "minor": "#e6ab02",
+    "regulated": "#7570b3",
+    "needs info": "#1f78b4",
+    "not regulated": "#1a9850",
+    "error": "#525252",
+    "other": "#bdbdbd",
+}
+#: Column order preferred in the table (others follow in the frame's order).
+PREFERRED = ("id", "outcome", "status", "jurisdiction", "regulated", "category", "error")
+_SCHEME = re.compile(r"^\s*[a-zA-Z][a-zA-Z0-9+.-]*:|^\s*//")
+
+
+def outcome(rows: pd.DataFrame) -> pd.Series:
+    """Classify each row for colouring: an ``outcome`` column wins, else it is derived.
+
+    Derived from the columns present: a non-empty ``error`` → ``"error"``; a
+    positive ``fail``/``fail_count``/``n_fail`` → ``"fails"``; ``regulated``
+    true → the ``category`` (``"major"``/``"minor"``) or ``"regulated"``;
+    ``regulated`` false → ``"not regulated"``; unknown → ``"needs info"``.
+    """
+    n = len(rows)
+    if "outcome" in rows.columns:
+        return rows["outcome"].astype(object).where(rows["outcome"].notna(), "other").astype(str)
+    out = np.full(n, "other", dtype=object)
+    if "regulated" in rows.columns:
+        truth = rows["regulated"].map(_truth)
+        is_true = (truth == True).to_numpy()  # noqa: E712 (object column of True/False/None)
+        is_false = (truth == False).to_numpy()  # noqa: E712
+        cat = (
+            (
+                rows["category"].astype(object).where(rows["category"].notna(), "").astype(str)
+                if "category" in rows.columns
+                else pd.Series([""] * n, index=rows.index)
+            )
+            .str.strip()
+            .str.lower()
+        )
+        major_minor = cat.isin(("major", "minor")).to_numpy()
+        out = np.where(is_true, np.where(major_minor, cat.to_numpy(), "regulated"), out)
+        out = np.where(is_false, "not regulated", out)
+        out = np.where(~is_true & ~is_false, "needs info", out)
+    for col in ("fail", "fail_count", "n_fail", "fails"):
+        if col in rows.columns:
+            fails = pd.to_numeric(rows[col], errors="coerce").fillna(0).to_numpy() > 0
+            out = np.where(fails, "fails", out)
+            break
+    if "error" in rows.columns:
+        err = rows["error"].astype(object)
+        has_err = (err.notna() & (err.astype(str).str.strip() != "")).to_numpy()
+        out = np.where(has_err, "error", out)
+    return pd.Series(out, index=rows.index, dtype=object)
+
+
+def _truth(value: Any) -> bool | None:
+    """Read a yes/no cell (bool, 0/1, "true"/"false", "yes"/"no"); anything else is unknown."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return None
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "1", "t", "y"):
+        return True
+    if text in ("false", "no", "0", "f", "n"):
+        return False
+    return None
+
+
+def _cell(value: Any) -> Any:
+    """A table cell: numbers stay numbers (for sorting), everything else is text."""
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return round(float(value), 4)
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return str(value)
+
+
+def index_data(
+    rows: gpd.GeoDataFrame,
+    *,
+    working_crs: Any,
+    simplify_m: float = INDEX_SIMPLIFY_M,
+    precision: int = PRECISION,
+    columns: list[str] | None = None,
+    link_column: str | None = None,
+) -> dict[str, Any]:
+    """The JSON the index page is built from: table columns and rows, and parcel shapes.
+
+    Returns
+    -------
+    dict
+        ``columns`` (names), ``rows`` (lists of cells, ``outcome`` first),
+        ``links`` (safe relative links or ``None``), ``colours``, ``counts`` and
+        ``shapes`` (a FeatureCollection whose feature ``id`` is the row number).
+    """
+    if rows.crs is None:
+        raise CRSError("the rows have no CRS", field="geometry")
+    from georeview.load import to_crs
+
+    crs = to_crs(working_crs)
+    cols = columns or [c for c in rows.columns if c != rows.geometry.name]
+    missing = [c for c in cols if c not in rows.columns]
+    if missing:
+        raise InputError(f"no such columns: {', '.join(missing)}", field="columns")
+    cols = sorted(cols, key=lambda c: PREFERRED.index(c) if c in PREFERRED else 99)
+    cols = [c for c in cols if c != "outcome"]
+    out = outcome(rows)
+    table = [
+        [o, *(_cell(v) for v in vals)]
+        for o, vals in zip(out.tolist(), rows[cols].itertuples(index=False, name=None), strict=True)
+    ]
+    links = None
+    if link_column is not None and link_column in rows.columns:
+        vals = rows[link_column].astype(object)
+        links = [None if (v is None or v != v or _SCHEME.match(str(v))) else str(v) for v in vals]
+    geo = rows.to_crs(crs) if rows.crs != crs else rows
+    geo = gpd.GeoDataFrame({"row": np.arange(len(rows))}, geometry=geo.geometry.to_numpy(), crs=crs)
+    shapes = display_geojson(geo, simplify_m=simplify_m, precision=precision)
+    kept = np.flatnonzero(~(geo.geometry.isna() | geo.geometry.is_empty).to_numpy())
+    for feat, i in zip(shapes["features"], kept.tolist(), strict=True):
+        feat["id"] = i
+    counts = out.value_counts().to_dict()
+    colours = dict(OUTCOME_COLOURS)
+    for k in counts:
+        colours.setdefault(str(k), OUTCOME_COLOURS["other"])
+    return {
+        "columns": ["outcome", *map(str, cols)],
+        "rows": table,
+        "links": links,
+        "colours": colours,
+        "counts": {str(k): int(v) for k, v in counts.items()},
+        "shapes": shapes,
+    }
+
+
+def render_index(data: dict[str, Any], *, title: str) -> str:
+    """Render index.html from :func:`index_data` output (self-contained, no network)."""
+    from georeview.report import _env
+
+    return (
+        _env()
+        .get_template("index.html")
+        .render(title=title, assets=asset_tags(), data=safe_json(data), counts=data["counts"])
+    )
+
+
+def write_index(
+    rows: gpd.GeoDataFrame,
+    out_html: Path,
+    *,
+    title: str,
+    working_crs: Any,
+    simplify_m: float = INDEX_SIMPLIFY_M,
+    precision: int = PRECISION,
+    columns: list[str] | None = None,
+    link_column: str | None = None,
+) -> Path:
+    """Write the batch results page for a screening or batch run.
+
+    Parameters
+    ----------
+    rows : GeoDataFrame
+        One row per parcel or submission, any columns (``id``, ``status``,
+        ``jurisdiction``, ``regulated``, ``category``, ``error``, ...). An
+        ``outcome`` column sets each row's colour; without it the colour is
+        derived (see :func:`outcome`). Rows without geometry (error rows) are
+        listed in the table only.
+    out_html : Path
+        The file to write (atomically).
+    title : str
+        Page title (escaped).
+    working_crs : CRS-like
+        Projected CRS in which geometry is simplified before display.
+    simplify_m : float
+        Simplification tolerance, metres (topology preserved).
+    precision : int
+        Decimal places of longitude and latitude.
+    columns : list of str, optional
+        Table columns (default: every non-geometry column).
+    link_column : str, optional
+        Column with a relative link per row (e.g. ``"sub1/report.html"``); links
+        with a URL scheme are dropped.
+
+    Returns
+    -------
+    Path
+        ``out_html``.
+    """
+    from georeview.report import write_atomic
+
+    data = index_data(
+        rows,
+        working_crs=working_crs,
+        simplify_m=simplify_m,
+        precision=precision,
+        columns=columns,
+        link_column=link_column,
+    )
+    page = render_index(data, title=title)
+    log.info("index.html: %d rows, %.1f MB", len(rows), len(page.encode("utf-8")) / 1e6)
+    return write_atomic(Path(out_html), page)
