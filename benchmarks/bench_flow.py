@@ -1,10 +1,11 @@
 """Benchmark: the 1/4-mile downstream trace at site scale, and pyflwdir's own full-grid run.
 
-Generates an N x N float32 DEM of 1 m cells (default 2000 x 2000 = 4M cells: a site plus
-1/4 mile plus margin) with rolling hills, noise pits and a stream, then times, each in a
+Generates an N x N float32 DEM of 1 m cells (default 2400 x 2400) with rolling hills, noise
+pits, a valley and a mapped stream along it, then times, each in a
 fresh process so numba's start-up is visible:
 
-- ``georeview.flow.trace_downstream`` for a 60 m site in the middle: cold (first call in
+- ``georeview.flow.trace_downstream`` for a 400 m x 400 m site (default margins: a window of
+  site + 1/4 mile + 660 ft each side, about 2.6M cells): cold (first call in
   the process: numba compiles or loads pyflwdir's cached machine code) and warm (second
   call), with a breakdown of the warm call (depression filling + D8, flats, trace);
 - pyflwdir's own run on the same DEM: ``pyflwdir.from_dem`` (priority-flood filling + D8)
@@ -13,7 +14,7 @@ fresh process so numba's start-up is visible:
 ``--full 6000`` also runs pyflwdir's full-grid ``from_dem`` on a 6000 x 6000 DEM (the issue's
 reference: whitebox-workflows 9.7 s, pyflwdir 15.6 s on this kind of machine).
 
-Usage: ``python benchmarks/bench_flow.py [--size 2000] [--full 6000]``. Prints figures only.
+Usage: ``python benchmarks/bench_flow.py [--size 2400] [--full 6000]``. Prints figures only.
 """
 
 from __future__ import annotations
@@ -36,20 +37,21 @@ from shapely.geometry import Point, LineString
 import georeview.flow as F
 t_import = time.perf_counter() - t0
 dem, x, y, sx0, sx1, sy = sys.argv[1], *map(float, sys.argv[2:7])
-site = Point(x, y).buffer(30)
+site = Point(x, y).buffer(200, cap_style="square")  # a 40-acre site
 waters = gpd.GeoDataFrame({"GNIS_NAME": ["Bench Creek"]},
                           geometry=[LineString([(sx0, sy), (sx1, sy)])], crs=3071)
 times = []
 for _ in range(3):
     t = time.perf_counter()
     res = F.trace_downstream(dem, "m", site, "EPSG:3071", waters=waters,
-                             working_crs="EPSG:3071", margin_ft=0.0)
+                             working_crs="EPSG:3071")
     times.append(time.perf_counter() - t)
 # breakdown of a warm call
 import rasterio
 from georeview.terrain import read_dem_window
 t = time.perf_counter()
-win = read_dem_window(dem, "m", site, "EPSG:3071", margin=F.QUARTER_MILE_FT, margin_units="ft")
+win = read_dem_window(dem, "m", site, "EPSG:3071", margin=F.QUARTER_MILE_FT + 660.0,
+                      margin_units="ft")
 t_read = time.perf_counter() - t
 geoms, labels = F._features_in_dem_crs([(waters, "GNIS_NAME", None, "water")], win)
 t = time.perf_counter()
@@ -115,14 +117,14 @@ def make_dem(path: Path, n: int, seed: int = 5) -> None:
         for r0 in range(0, n, 512):
             r1 = min(n, r0 + 512)
             y = np.arange(r0, r1, dtype=np.float32)[:, None]
-            # valley along the row n * 0.7, hills elsewhere, 0.2 m noise makes many pits
+            # valley along row n * 0.62, low hills, 0.1 m noise that makes many small pits
             z = (
                 250.0
-                + 0.01 * np.abs(y - 0.7 * n)
-                + 3.0 * np.sin(x / 83.0) * np.cos(y / 117.0)
+                + 0.02 * np.abs(y - 0.62 * n)
+                + 1.5 * np.sin(x / 83.0) * np.cos(y / 117.0)
                 + 0.002 * x
             )
-            z += rng.normal(0.0, 0.2, z.shape).astype(np.float32)
+            z += rng.normal(0.0, 0.1, z.shape).astype(np.float32)
             ds.write(z.astype(np.float32), 1, window=((r0, r1), (0, n)))
 
 
@@ -135,15 +137,15 @@ def run(code: str, *args: object) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--size", type=int, default=2000, help="site-scale DEM side (cells)")
+    ap.add_argument("--size", type=int, default=2400, help="site-scale DEM side (cells)")
     ap.add_argument("--full", type=int, default=0, help="also run pyflwdir on an NxN DEM")
     args = ap.parse_args()
     n = args.size
     with tempfile.TemporaryDirectory() as tmp:
         dem = Path(tmp) / "dem.tif"
         make_dem(dem, n)
-        x, y = 500_000.0 + 0.5 * n, 300_000.0 - 0.55 * n  # site centre, above the valley
-        sy = 300_000.0 - 0.7 * n  # the stream runs along the valley floor
+        x, y = 500_000.0 + 0.5 * n, 300_000.0 - 0.45 * n  # site centre, above the valley
+        sy = 300_000.0 - 0.62 * n  # the stream runs along the valley floor
         g = run(GEOREVIEW_CHILD, dem, x, y, 500_000.0, 500_000.0 + n, sy)
         p = run(PYFLWDIR_CHILD, dem, x, y)
         print(f"DEM {n} x {n} float32 1 m; georeview window {g['cells'] / 1e6:.1f}M cells")
