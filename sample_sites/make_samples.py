@@ -1,0 +1,912 @@
+"""Build the sample submissions in ``sample_sites/`` and their README table.
+
+Run after ``layers/make_layers.py``::
+
+    /work/venv/bin/python sample_sites/make_samples.py
+
+Every site is placed from fixed coordinates (EPSG:3071) or relative to a shipped layer (the
+synthetic creek, the drumlin), then checked against the layers before it is written: its
+jurisdiction is computed here independently of georeview (the village limit buffered by
+1.5 miles, 3 miles for a second-class city, over towns only, with the equidistant rule for
+overlaps), and sites meant to miss or touch a wetland, flood zone or steep slope are tested for
+it. A check that fails stops the script, so the README never states a conclusion the layers do
+not support. The README table is written from the same list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import logging
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pyogrio
+import rasterio
+import shapely
+from shapely import affinity
+from shapely.geometry import Point, Polygon, box
+
+log = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_sites"
+LAYERS = ROOT / "layers"
+CRS = "EPSG:3071"
+M_PER_MILE = 1609.344  # mirrors georeview.units (this script runs stand-alone)
+SQM_PER_ACRE = 4046.8564224
+SQFT_PER_SQM = 1.0 / 0.3048**2
+ETJ_M = {"village": 1.5 * M_PER_MILE, "city_1_3": 3.0 * M_PER_MILE}
+#: Sites keep at least this distance from a jurisdiction line unless meant to straddle it.
+LINE_MARGIN_M = 150.0
+PINNED_DATE = "2025-01-17T00:00:00Z"
+ALL_FEATURES = (
+    "site_boundary",
+    "adjacent_lands",
+    "topography",
+    "vegetative_cover",
+    "drainage",
+    "roads",
+    "surface_waters",
+    "streams",
+    "lakes",
+    "wetlands",
+    "watercourses",
+    "floodplain",
+    "floodway",
+    "soils",
+    "utilities",
+    "structures",
+    "disturbance",
+    "post_grading_drainage",
+    "controls",
+    "stabilization_areas",
+    "vegetated_areas",
+    "downstream_discharge",
+    "infiltration_areas",
+    "grid",
+    "final_conditions",
+)
+
+
+def rect(cx: float, cy: float, w: float, h: float, angle: float = 0.0) -> Polygon:
+    """A ``w`` x ``h`` metre rectangle centred on (cx, cy), rotated ``angle`` degrees."""
+    poly = box(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+    return affinity.rotate(poly, angle, origin=(cx, cy)) if angle else poly
+
+
+@dataclass
+class Sample:
+    """One sample submission and what a reviewer should conclude."""
+
+    name: str
+    municipality: str
+    title: str
+    applicant: str
+    description: str
+    site: Polygon
+    disturbance: Polygon | None
+    activity: dict[str, Any]
+    site_map: dict[str, Any]
+    expect: dict[str, str]
+    conclude: str
+    fmt: str = "geojson4326"  # geojson4326 | geojson3071 | shp | gpkg
+    checks: dict[str, bool] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- layers
+
+
+@dataclass
+class Layers:
+    """The shipped layers a sample is checked against."""
+
+    village: shapely.Geometry
+    neighbors: gpd.GeoDataFrame
+    city_class: dict[str, int]
+    wetlands: shapely.Geometry
+    sfha: shapely.Geometry
+    floodway: shapely.Geometry
+    streams: gpd.GeoDataFrame
+    dem: Path
+    dem_units: str
+
+
+def load_layers(muni: str) -> Layers:
+    """Read a municipality's shipped layers into the working CRS."""
+    d = LAYERS / muni
+    village = gpd.read_file(d / "boundary.gpkg").to_crs(CRS).union_all()
+    neighbors = gpd.read_file(d / "neighbors.gpkg").to_crs(CRS)
+    flood = gpd.read_file(d / "floodplain.gpkg").to_crs(CRS)
+    return Layers(
+        village=village,
+        neighbors=neighbors,
+        city_class={"deerfield": {"Madison": 2}, "somers": {"Kenosha": 2}}[muni],
+        wetlands=gpd.read_file(d / "wetlands.gpkg").to_crs(CRS).union_all(),
+        sfha=flood[flood["SFHA_TF"] == "T"].union_all(),
+        floodway=flood[flood["ZONE_SUBTY"] == "FLOODWAY"].union_all(),
+        streams=gpd.read_file(d / "hydrography.gpkg", layer="NHDFlowline").to_crs(CRS),
+        dem=d / "dem.tif",
+        dem_units={"deerfield": "m", "somers": "ft"}[muni],
+    )
+
+
+def etj_reach_m(kind: str, name: str, city_class: dict[str, int]) -> float:
+    """Extraterritorial reach of a city or village (Wis. Stat. § 66.0105, § 236.02(5))."""
+    if kind == "C" and city_class.get(name, 4) <= 3:
+        return ETJ_M["city_1_3"]
+    return ETJ_M["village"]
+
+
+def jurisdiction(site: Polygon, lay: Layers) -> tuple[str, float]:
+    """Where the site lies and its smallest distance to a jurisdiction line (metres).
+
+    Checked on the site's vertices (densified to 10 m) and its centroid: all must agree.
+    """
+    pts = [Point(c) for c in shapely.segmentize(site, 10.0).exterior.coords]
+    pts.append(site.centroid)
+    towns = lay.neighbors[lay.neighbors["CTV"] == "T"].union_all()
+    others = lay.neighbors[lay.neighbors["CTV"].isin(["C", "V"])]
+    statuses, margins = set(), []
+    own_reach = ETJ_M["village"]
+    for p in pts:
+        d_own = lay.village.distance(p)
+        if lay.village.contains(p):
+            statuses.add("village")
+            margins.append(lay.village.boundary.distance(p))
+            continue
+        in_town = towns.contains(p)
+        margins.append(abs(d_own - own_reach))
+        if not in_town or d_own > own_reach:
+            statuses.add("outside")
+            continue
+        status = "extraterritorial"
+        for _, row in others.iterrows():
+            reach = etj_reach_m(row["CTV"], row["MCD_NAME"], lay.city_class)
+            d_other = row.geometry.distance(p)
+            if d_other <= reach:
+                margins.append(abs(d_other - d_own) / 2.0)
+                if d_other < d_own:
+                    status = "outside"
+        statuses.add(status)
+    if len(statuses) != 1:
+        raise SystemExit(f"site straddles jurisdictions {statuses}")
+    return statuses.pop(), float(min(margins))
+
+
+def steep_area_sqm(poly: Polygon, lay: Layers, threshold_pct: float = 20.0) -> float:
+    """Area of cells with slope >= threshold inside ``poly`` (Horn's method, DEM units)."""
+    to_m = {"m": 1.0, "ft": 0.3048}[lay.dem_units]
+    with rasterio.open(lay.dem) as src:
+        minx, miny, maxx, maxy = poly.buffer(30.0).bounds
+        win = rasterio.windows.from_bounds(minx, miny, maxx, maxy, src.transform).round_offsets()
+        win = win.round_lengths()
+        z = src.read(1, window=win).astype(float) * to_m
+        tr = src.window_transform(win)
+        res = src.res[0]
+    p = np.pad(z, 1, mode="edge")
+    dzdx = (
+        (p[:-2, 2:] + 2 * p[1:-1, 2:] + p[2:, 2:]) - (p[:-2, :-2] + 2 * p[1:-1, :-2] + p[2:, :-2])
+    ) / (8 * res)
+    dzdy = (
+        (p[2:, :-2] + 2 * p[2:, 1:-1] + p[2:, 2:]) - (p[:-2, :-2] + 2 * p[:-2, 1:-1] + p[:-2, 2:])
+    ) / (8 * res)
+    slope = np.hypot(dzdx, dzdy) * 100.0
+    rows, cols = np.indices(z.shape)
+    xs, ys = rasterio.transform.xy(tr, rows.ravel(), cols.ravel())
+    inside = shapely.contains_xy(poly, np.asarray(xs), np.asarray(ys)).reshape(z.shape)
+    return float(((slope >= threshold_pct) & inside).sum() * res * res)
+
+
+def downstream_stream_m(site: Polygon, lay: Layers) -> float:
+    """Straight-line distance from the site to the nearest mapped stream, metres."""
+    return float(lay.streams.distance(site).min())
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def toml_value(v: Any) -> str:
+    """Format one TOML value (the few types submissions use)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, dt.date):
+        return v.isoformat()
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_toml(path: Path, top: dict[str, Any], tables: dict[str, dict[str, Any]]) -> None:
+    """Write a flat TOML file: top-level keys, then one table per entry."""
+    lines = [f"{k} = {toml_value(v)}" for k, v in top.items() if v is not None]
+    for name, table in tables.items():
+        lines += ["", f"[{name}]"]
+        lines += [f"{k} = {toml_value(v)}" for k, v in table.items() if v is not None]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write_geometry(poly: Polygon, folder: Path, stem: str, fmt: str, label: str) -> str:
+    """Write one polygon in the sample's format; returns the file name for submission.toml."""
+    gdf = gpd.GeoDataFrame({"name": [label]}, geometry=[poly], crs=CRS)
+    if fmt == "geojson4326":
+        name = f"{stem}.geojson"
+        gdf = gdf.to_crs("EPSG:4326")
+        opts = {"COORDINATE_PRECISION": 7, "RFC7946": "YES"}
+        driver = "GeoJSON"
+    elif fmt == "geojson3071":
+        name, opts, driver = f"{stem}.geojson", {"COORDINATE_PRECISION": 3}, "GeoJSON"
+    elif fmt == "shp":
+        name, opts, driver = f"{stem}.shp", {"DBF_DATE_LAST_UPDATE": "2025-01-17"}, "ESRI Shapefile"
+    else:
+        name, opts, driver = f"{stem}.gpkg", {}, "GPKG"
+    pyogrio.write_dataframe(gdf, folder / name, driver=driver, layer=stem, layer_options=opts)
+    return name
+
+
+def write_sample(s: Sample) -> None:
+    """Write one sample folder."""
+    folder = SAMPLES / s.name
+    if folder.exists():
+        for f in folder.iterdir():
+            f.unlink()
+    folder.mkdir(parents=True, exist_ok=True)
+    site_file = write_geometry(s.site, folder, "site", s.fmt, s.title)
+    dist_file = (
+        write_geometry(s.disturbance, folder, "disturbance", s.fmt, "disturbed area")
+        if s.disturbance is not None
+        else None
+    )
+    top = {
+        "municipality": s.municipality,
+        "name": s.title,
+        "applicant": s.applicant,
+        "description": s.description,
+        "application_date": dt.date(2025, 4, 7),
+        "site": site_file,
+        "disturbance": dist_file,
+    }
+    write_toml(folder / "submission.toml", top, {"activity": s.activity, "site_map": s.site_map})
+
+
+# --------------------------------------------------------------------------- samples
+
+
+def activity(**kw: Any) -> dict[str, Any]:
+    """Every activity fact, stated (0/false unless given), so nothing becomes needs_info."""
+    base: dict[str, Any] = {
+        "fill_cubic_yards": 0,
+        "pipe_length_ft": 0,
+        "lots_created": 0,
+        "kinds": [],
+        "on_platted_lot": False,
+        "land_division_acres": 0,
+        "max_disturbed_at_once_acres": None,
+        "maintains_original_grade": False,
+        "part_of_common_plan": False,
+        "start_date": dt.date(2025, 5, 5),
+        "end_date": dt.date(2025, 10, 31),
+        "building_permit_days": 0,
+        "control_cost_usd": 0,
+        "plat_fee_paid": False,
+        "building_permit_fee_paid": False,
+    }
+    base.update(kw)
+    return base
+
+
+def site_map(shows: tuple[str, ...] = ALL_FEATURES, **kw: Any) -> dict[str, Any]:
+    """A site map at 1 in = 50 ft, 2-ft contours, with a grid, unless told otherwise."""
+    out: dict[str, Any] = {
+        "scale_ft_per_inch": 50,
+        "contour_interval_ft": 2,
+        "grid": True,
+        "shows": list(shows),
+    }
+    out.update(kw)
+    return out
+
+
+def along_stream(
+    lay: Layers, name: str, near: tuple[float, float], u: float, v: float, w: float, h: float
+) -> Polygon:
+    """A rectangle aligned with a stream: centre ``u`` m along and ``v`` m left of ``near``."""
+    line = lay.streams.loc[lay.streams["GNIS_NAME"] == name].geometry.union_all()
+    line = shapely.line_merge(line)
+    s0 = line.project(Point(near))
+    a, b = line.interpolate(s0 - 15.0), line.interpolate(s0 + 15.0)
+    ang = math.atan2(b.y - a.y, b.x - a.x)
+    tx, ty = math.cos(ang), math.sin(ang)
+    nx, ny = -ty, tx  # left of the flow direction
+    p = line.interpolate(s0)
+    cx, cy = p.x + u * tx + v * nx, p.y + u * ty + v * ny
+    return rect(cx, cy, w, h, math.degrees(ang))
+
+
+def deerfield_samples(lay: Layers) -> list[Sample]:
+    """The Deerfield samples (village limit: real; other layers: synthetic)."""
+    drumlin = (595880.0, 287520.0, 20.0)  # centre and long-axis angle in layers/make_layers.py
+    dx, dy = -math.sin(math.radians(drumlin[2])), math.cos(math.radians(drumlin[2]))
+
+    def flank(v: float, w: float, h: float) -> Polygon:
+        return rect(drumlin[0] + v * dx, drumlin[1] + v * dy, w, h, drumlin[2])
+
+    return [
+        Sample(
+            "deerfield_minor_home",
+            "deerfield",
+            "Single-family home, 112 Main St",
+            "Example Homes LLC",
+            "One house with driveway on an unplatted lot.",
+            rect(595450, 287100, 45, 60),
+            rect(595450, 287092, 32, 38),
+            activity(
+                kinds=["building"],
+                fill_cubic_yards=120,
+                max_disturbed_at_once_acres=0.3,
+                control_cost_usd=2400,
+                building_permit_days=365,
+            ),
+            site_map(),
+            {
+                "jurisdiction": "village",
+                "regulated": "yes",
+                "category": "minor",
+                "larger_site": "no",
+            },
+            "Regulated: 0.30 acre disturbed is over 4,000 sq ft (31.06(1)(C)) and under one acre, "
+            "so minor (31.02(17)); minor-site statement 31.09(2).",
+            fmt="geojson4326",
+        ),
+        Sample(
+            "deerfield_major_commercial",
+            "deerfield",
+            "Feed store and parking",
+            "Deerfield Co-op",
+            "Commercial building, parking lot and storm sewer.",
+            rect(596200, 287400, 120, 110),
+            rect(596200, 287400, 100, 101.17),
+            activity(
+                kinds=["building", "utility"],
+                fill_cubic_yards=1800,
+                pipe_length_ft=260,
+                max_disturbed_at_once_acres=2.5,
+                control_cost_usd=18000,
+                building_permit_days=365,
+            ),
+            site_map(),
+            {
+                "jurisdiction": "village",
+                "regulated": "yes",
+                "category": "major",
+                "larger_site": "no",
+            },
+            "Regulated (31.06(1)(C), (D): 2.5 acres and 1,800 cu yd); major because one acre or "
+            "more is disturbed (31.02(16)); under 5 acres, so not a larger site (31.06(3)).",
+            fmt="shp",
+        ),
+        Sample(
+            "deerfield_larger_site",
+            "deerfield",
+            "Warehouse and truck yard",
+            "Example Logistics Inc.",
+            "A warehouse, truck yard and a wet detention basin.",
+            rect(595200, 286600, 200, 180),
+            rect(595200, 286600, 180, 157.4),
+            activity(
+                kinds=["building", "grading", "utility"],
+                fill_cubic_yards=9500,
+                pipe_length_ft=900,
+                max_disturbed_at_once_acres=7.0,
+                control_cost_usd=64000,
+                building_permit_days=365,
+            ),
+            site_map(),
+            {
+                "jurisdiction": "village",
+                "regulated": "yes",
+                "category": "major",
+                "larger_site": "yes",
+            },
+            "Regulated and major (31.06(1)(C), 31.02(16)); 7.0 acres disturbed at a time is 5 or "
+            "more, so the larger-site standards of 31.06(3) apply (peak flows before/after, "
+            "sediment basin sizing).",
+            fmt="gpkg",
+        ),
+        Sample(
+            "deerfield_etj_subdivision",
+            "deerfield",
+            "Prairie View subdivision (8 lots)",
+            "Example Land Co.",
+            "An 8-lot residential subdivision plat with a new town road.",
+            rect(595600, 289850, 300, 250),
+            rect(595600, 289850, 250, 160),
+            activity(
+                kinds=["subdivision", "road", "utility"],
+                lots_created=8,
+                land_division_acres=18.5,
+                fill_cubic_yards=6000,
+                pipe_length_ft=1400,
+                max_disturbed_at_once_acres=9.9,
+                control_cost_usd=52000,
+            ),
+            site_map(),
+            {
+                "jurisdiction": "extraterritorial",
+                "regulated": "yes",
+                "category": "major",
+                "larger_site": "yes",
+            },
+            "In Deerfield's extraterritorial area (Town of Deerfield, about 1 mile north); a "
+            "subdivision, so regulated there (31.03(2)); major (31.02(16): subdivision, 9.9 "
+            "acres); larger site (31.06(3): 8 lots, 18.5 acres).",
+            fmt="geojson4326",
+        ),
+        Sample(
+            "deerfield_etj_shed",
+            "deerfield",
+            "Machine shed",
+            "Example Farms",
+            "A pole building on an existing farmstead, no land division.",
+            rect(592450, 286900, 80, 70),
+            rect(592450, 286900, 45, 40),
+            activity(
+                kinds=["building"],
+                fill_cubic_yards=80,
+                max_disturbed_at_once_acres=0.44,
+                control_cost_usd=1500,
+                building_permit_days=365,
+            ),
+            site_map(),
+            {
+                "jurisdiction": "extraterritorial",
+                "regulated": "no",
+                "category": "-",
+                "larger_site": "no",
+            },
+            "In Deerfield's extraterritorial area (about 0.7 mile west) but not connected with a "
+            "subdivision, so the ordinance does not apply there (31.03(2)).",
+            fmt="geojson3071",
+        ),
+        Sample(
+            "deerfield_outside",
+            "deerfield",
+            "Farm house north of the village",
+            "Example Family",
+            "A house about 2 miles north of the village.",
+            rect(595600, 291700, 70, 70),
+            rect(595600, 291700, 40, 40),
+            activity(
+                kinds=["building"],
+                fill_cubic_yards=150,
+                max_disturbed_at_once_acres=0.4,
+                control_cost_usd=2000,
+                building_permit_days=365,
+            ),
+            site_map(),
+            {"jurisdiction": "outside", "regulated": "no", "category": "-", "larger_site": "no"},
+            "More than 1.5 miles from the village limits: outside Deerfield's extraterritorial "
+            "area, so chapter 31 does not apply (31.03(1)-(2)).",
+        ),
+        Sample(
+            "deerfield_cambridge_side",
+            "deerfield",
+            "Subdivision near Cambridge",
+            "Example Land Co.",
+            "A 6-lot subdivision between Deerfield and Cambridge.",
+            rect(597400, 283300, 140, 120),
+            rect(597400, 283300, 110, 90),
+            activity(
+                kinds=["subdivision", "road"],
+                lots_created=6,
+                land_division_acres=4.2,
+                fill_cubic_yards=2500,
+                pipe_length_ft=600,
+                max_disturbed_at_once_acres=2.45,
+                control_cost_usd=30000,
+            ),
+            site_map(),
+            {"jurisdiction": "outside", "regulated": "no", "category": "-", "larger_site": "no"},
+            "Within 1.5 miles of both Deerfield and Cambridge (1.73 miles apart) but nearer "
+            "Cambridge: across the equidistant line (Wis. Stat. § 66.0105), so outside "
+            "Deerfield's jurisdiction (31.03(2)).",
+        ),
+        Sample(
+            "deerfield_etj_deerfield_side",
+            "deerfield",
+            "Subdivision east of the village",
+            "Example Land Co.",
+            "A 6-lot subdivision between Deerfield and Cambridge.",
+            rect(597550, 285450, 140, 120),
+            rect(597550, 285450, 110, 90),
+            activity(
+                kinds=["subdivision", "road"],
+                lots_created=6,
+                land_division_acres=4.2,
+                fill_cubic_yards=2500,
+                pipe_length_ft=600,
+                max_disturbed_at_once_acres=2.45,
+                control_cost_usd=30000,
+            ),
+            site_map(),
+            {
+                "jurisdiction": "extraterritorial",
+                "regulated": "yes",
+                "category": "major",
+                "larger_site": "yes",
+            },
+            "In the overlap of the Deerfield and Cambridge areas but nearer Deerfield: "
+            "Deerfield's extraterritorial area (§ 66.0105); a subdivision, so regulated "
+            "(31.03(2)) and major (31.02(16)); 6 lots make it a larger site (31.06(3)).",
+            fmt="gpkg",
+        ),
+        Sample(
+            "deerfield_farm",
+            "deerfield",
+            "Field tiling and tillage",
+            "Example Farms",
+            "Cropland tillage and contour strips on farmland in the village.",
+            rect(595550, 286900, 150, 120),
+            rect(595550, 286900, 140, 110),
+            activity(kinds=["agricultural"], max_disturbed_at_once_acres=3.8),
+            site_map(),
+            {"jurisdiction": "village", "regulated": "no", "category": "-", "larger_site": "no"},
+            "Agricultural land use is excluded from chapter 31 (31.03(3)(B)) although 3.8 acres "
+            "are disturbed.",
+        ),
+        Sample(
+            "deerfield_wetland_floodplain",
+            "deerfield",
+            "Creekside apartments",
+            "Example Builders",
+            "Apartment building and parking next to Synthetic Creek.",
+            along_stream(lay, "Synthetic Creek", (594950.0, 286080.0), -150.0, 80.0, 110.0, 120.0),
+            along_stream(lay, "Synthetic Creek", (594950.0, 286080.0), -150.0, 70.0, 90.0, 90.0),
+            activity(
+                kinds=["building", "utility"],
+                fill_cubic_yards=900,
+                pipe_length_ft=320,
+                max_disturbed_at_once_acres=2.0,
+                control_cost_usd=16000,
+                building_permit_days=365,
+            ),
+            site_map(tuple(f for f in ALL_FEATURES if f != "wetlands")),
+            {
+                "jurisdiction": "village",
+                "regulated": "yes",
+                "category": "major",
+                "larger_site": "no",
+            },
+            "Regulated and major (31.06(1)(C), 31.02(16)); the disturbance reaches the wetland and "
+            "the 1 % floodplain of Synthetic Creek, an extraordinary site (31.06(4)); the site "
+            "map does not show the wetland, so 31.09(1)(A)2 fails.",
+        ),
+        Sample(
+            "deerfield_steep",
+            "deerfield",
+            "House on the drumlin",
+            "Example Homes LLC",
+            "A walk-out house cut into the south flank of a drumlin.",
+            flank(-45.0, 170.0, 110.0),
+            flank(-32.0, 120.0, 60.0),
+            activity(
+                kinds=["building", "grading"],
+                fill_cubic_yards=700,
+                max_disturbed_at_once_acres=1.78,
+                control_cost_usd=9000,
+                building_permit_days=365,
+            ),
+            site_map(),
+            {
+                "jurisdiction": "village",
+                "regulated": "yes",
+                "category": "major",
+                "larger_site": "no",
+            },
+            "Regulated and major (31.06(1)(C), (D); 31.02(16)); the disturbance covers slopes "
+            "over 20 % on the drumlin flank, an extraordinary site (31.06(4)).",
+            fmt="shp",
+        ),
+        Sample(
+            "deerfield_small_patio",
+            "deerfield",
+            "Backyard patio",
+            "Example Homeowner",
+            "A 3,000 sq ft patio and garden on an unplatted lot.",
+            rect(595150, 287050, 40, 50),
+            rect(595150, 287050, 16.0, 17.4192),
+            activity(kinds=[], max_disturbed_at_once_acres=0.07),
+            site_map(),
+            {"jurisdiction": "village", "regulated": "no", "category": "-", "larger_site": "no"},
+            "3,000 sq ft disturbed is under 4,000 sq ft (31.06(1)(C)); no fill, pipe, road, "
+            "watercourse, land division or platted lot (31.06(1)(A)-(G)): not regulated.",
+        ),
+    ]
+
+
+def somers_samples(lay: Layers) -> list[Sample]:
+    """The Somers samples (approximate limit, synthetic layers)."""
+    return [
+        Sample(
+            "somers_etj_near_kenosha",
+            "somers",
+            "Contractor yard west of the village",
+            "Example Excavating",
+            "A contractor's yard and building in the Town of Paris.",
+            rect(689000, 240060, 100, 110),
+            rect(689000, 240055, 78, 78),
+            activity(
+                kinds=["building", "grading"],
+                fill_cubic_yards=1500,
+                max_disturbed_at_once_acres=1.5,
+                control_cost_usd=12000,
+                building_permit_days=365,
+            ),
+            site_map(),
+            {
+                "jurisdiction": "extraterritorial",
+                "regulated": "yes",
+                "category": "major",
+                "larger_site": "no",
+            },
+            "In the Town of Paris within 1.5 miles of Somers and 3 miles of Kenosha, on Somers' "
+            "side of the equidistant line: Somers' extraterritorial area, where chapter 17 "
+            "applies to all land (17.04(B)); 1.5 acres, so 17.08 and a full plan (17.10(B)); "
+            "runoff reaches Synthetic Pike River tributary within 1/4 mile (17.10(B)(4)(h)).",
+        ),
+        Sample(
+            "somers_village_small",
+            "somers",
+            "House addition",
+            "Example Homeowner",
+            "A garage and addition on an existing lot.",
+            rect(695000, 244800, 50, 60),
+            rect(695000, 244800, 30, 34),
+            activity(
+                kinds=["building"],
+                fill_cubic_yards=60,
+                max_disturbed_at_once_acres=0.25,
+                control_cost_usd=1500,
+                building_permit_days=180,
+            ),
+            site_map(),
+            {
+                "jurisdiction": "village",
+                "regulated": "yes",
+                "category": "minor",
+                "larger_site": "no",
+            },
+            "Inside the (approximate) Somers limits (17.04(A), (B)); 0.25 acre is under one acre: "
+            "performance standards 17.07 and an erosion control plan statement (17.10(A)).",
+            fmt="gpkg",
+        ),
+        Sample(
+            "somers_complete_plan",
+            "somers",
+            "Medical office by the creek",
+            "Example Health",
+            "Office building, parking and a wet pond near the ditch.",
+            rect(692550, 240800, 130, 110),
+            rect(692550, 240800, 100, 55),
+            activity(
+                kinds=["building", "utility"],
+                fill_cubic_yards=2200,
+                pipe_length_ft=450,
+                max_disturbed_at_once_acres=1.36,
+                control_cost_usd=21000,
+                building_permit_days=365,
+            ),
+            site_map(scale_ft_per_inch=50, contour_interval_ft=2, grid=True),
+            {
+                "jurisdiction": "village",
+                "regulated": "yes",
+                "category": "major",
+                "larger_site": "no",
+            },
+            "Regulated, one acre or more: 17.08 and a full plan (17.10(B)); the site map at "
+            "1 in = 50 ft with 2-ft contours and a grid shows every feature, so the site-map "
+            "findings 17.10(B)(4)(a)-(j) pass.",
+            fmt="shp",
+        ),
+        Sample(
+            "somers_bad_map",
+            "somers",
+            "Retail building",
+            "Example Retail",
+            "A retail building and parking lot.",
+            rect(696000, 244000, 130, 120),
+            rect(696000, 244000, 110, 100),
+            activity(
+                kinds=["building"],
+                fill_cubic_yards=2600,
+                max_disturbed_at_once_acres=2.72,
+                control_cost_usd=20000,
+                building_permit_days=365,
+            ),
+            site_map(scale_ft_per_inch=200, contour_interval_ft=10, grid=False),
+            {
+                "jurisdiction": "village",
+                "regulated": "yes",
+                "category": "major",
+                "larger_site": "no",
+            },
+            "Regulated, full plan (17.08, 17.10(B)); the site map fails 17.10(B)(4): 1 in = "
+            "200 ft is coarser than 100 ft per inch, 10-ft contours exceed 5 ft, and no grid "
+            "((4)(j)).",
+        ),
+        Sample(
+            "somers_agricultural",
+            "somers",
+            "Drain tile and tillage",
+            "Example Farms",
+            "Field tillage and drain tile on cropland.",
+            rect(690600, 245000, 200, 150),
+            rect(690600, 245000, 180, 130),
+            activity(kinds=["agricultural"], max_disturbed_at_once_acres=5.78),
+            site_map(),
+            {"jurisdiction": "village", "regulated": "no", "category": "-", "larger_site": "no"},
+            "Nonpoint discharges from agricultural facilities and practices are exempt "
+            "(17.04(A)(2)(c)).",
+            fmt="geojson3071",
+        ),
+        Sample(
+            "somers_state_agency",
+            "somers",
+            "State highway shop yard",
+            "Wisconsin Department of Transportation",
+            "A salt shed conducted by a state agency.",
+            rect(692300, 243000, 120, 100),
+            rect(692300, 243000, 90, 70),
+            activity(
+                kinds=["state_agency", "building"],
+                fill_cubic_yards=800,
+                max_disturbed_at_once_acres=1.56,
+                control_cost_usd=9000,
+            ),
+            site_map(),
+            {"jurisdiction": "village", "regulated": "no", "category": "-", "larger_site": "no"},
+            "An activity conducted by a state agency: chapter 17 does not apply (17.04(C)).",
+        ),
+    ]
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def check(s: Sample, lay: Layers) -> dict[str, Any]:
+    """Measure a sample against the layers and stop if it does not say what it should."""
+    status, margin = jurisdiction(s.site, lay)
+    dist = s.disturbance if s.disturbance is not None else s.site
+    if not s.site.contains(dist):
+        raise SystemExit(f"{s.name}: disturbance not inside the site")
+    facts = {
+        "jurisdiction": status,
+        "line_margin_m": round(margin, 1),
+        "disturbed_sqft": round(dist.area * SQFT_PER_SQM),
+        "disturbed_acres": round(dist.area / SQM_PER_ACRE, 3),
+        "wetland_sqft": round(dist.intersection(lay.wetlands).area * SQFT_PER_SQM),
+        "sfha_sqft": round(dist.intersection(lay.sfha).area * SQFT_PER_SQM),
+        "site_touches_wetland": bool(s.site.intersects(lay.wetlands)),
+        "steep_sqft": round(steep_area_sqm(dist, lay) * SQFT_PER_SQM),
+        "stream_m": round(downstream_stream_m(s.site, lay)),
+    }
+    errors = []
+    if status != s.expect["jurisdiction"]:
+        errors.append(f"jurisdiction {status} != {s.expect['jurisdiction']}")
+    if margin < LINE_MARGIN_M:
+        errors.append(f"only {margin:.0f} m from a jurisdiction line")
+    extraordinary = s.name in {"deerfield_wetland_floodplain", "deerfield_steep"}
+    if s.name == "deerfield_wetland_floodplain" and not (
+        facts["wetland_sqft"] > 0 and facts["sfha_sqft"] > 0
+    ):
+        errors.append("disturbance must overlap the wetland and the 1 % floodplain")
+    if s.name == "deerfield_steep" and facts["steep_sqft"] < 1000:
+        errors.append("disturbance must cover slopes of 20 % or more")
+    if (
+        not extraordinary
+        and s.municipality == "deerfield"
+        and status == "village"
+        and (facts["wetland_sqft"] or facts["sfha_sqft"] or facts["steep_sqft"])
+    ):
+        errors.append("ordinary site touches a wetland, flood zone or steep slope")
+    if s.name == "somers_etj_near_kenosha" and not 30 < facts["stream_m"] < 300:
+        errors.append("creek must be within 1/4 mile downstream")
+    if errors:
+        raise SystemExit(f"{s.name}: " + "; ".join(errors) + f" ({facts})")
+    return facts
+
+
+def readme(samples: list[Sample], facts: dict[str, dict[str, Any]]) -> str:
+    """The sample README: how to run them and the machine-readable conclusions table."""
+    head = """# Sample submissions
+
+Each folder is one erosion-control submission: `submission.toml` (the schema is
+`georeview/config.py`, `Submission`) and the site and disturbance polygons it names, in
+GeoJSON (EPSG:4326 or EPSG:3071), shapefile or GeoPackage. Review one with
+
+    georeview review sample_sites/deerfield_minor_home --out out/
+
+They are made by `sample_sites/make_samples.py` (run it after `layers/make_layers.py`). The
+script places each site, computes its jurisdiction from the shipped boundary layers (village
+limit buffered 1.5 miles, 3 miles for the second-class City of Kenosha, over towns only; the
+equidistant line where two areas overlap, Wis. Stat. § 66.0105), measures the disturbed area and
+its overlap with the wetland, flood-zone and DEM layers, and stops if a site does not show what
+its line below says. Deerfield's village limit is real; Somers' limit and all the wetland,
+floodplain, stream, soil, road and DEM layers are synthetic or approximate (layers/README.md).
+
+Every fact in `[activity]` and `[site_map]` is stated (0 or false where it does not apply), so
+no finding should be `needs_info` for want of a submitted fact. For Somers, category `major`
+means one acre or more (performance standards 17.08, full plan 17.10(B)) and `minor` under one
+acre (17.07, plan statement 17.10(A)).
+
+## What a reviewer should conclude
+
+The test suite parses this table: keep its columns.
+
+"""
+    head += (
+        "| site | municipality | jurisdiction | regulated | category | larger_site "
+        "| reviewer should conclude |\n|---|---|---|---|---|---|---|\n"
+    )
+    rows = [
+        f"| {s.name} | {s.municipality} | {s.expect['jurisdiction']} | {s.expect['regulated']} "
+        f"| {s.expect['category']} | {s.expect['larger_site']} | {s.conclude} |"
+        for s in samples
+    ]
+    meas = [
+        "",
+        "## Measured while building (EPSG:3071)",
+        "",
+        "| site | format | disturbed sq ft | disturbed acres | wetland sq ft | 1 % floodplain "
+        "sq ft | slope >= 20 % sq ft | nearest stream m | nearest jurisdiction line m |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in samples:
+        f = facts[s.name]
+        meas.append(
+            f"| {s.name} | {s.fmt} | {f['disturbed_sqft']:,} | {f['disturbed_acres']} | "
+            f"{f['wetland_sqft']:,} | {f['sfha_sqft']:,} | {f['steep_sqft']:,} | "
+            f"{f['stream_m']:,} | {f['line_margin_m']:,} |"
+        )
+    tail = [
+        "",
+        "Slope here is Horn's method on the shipped DEM (as `gdaldem slope -p`); the nearest "
+        "stream is a straight-line distance from the site boundary, not the downstream flow "
+        "path that georeview traces. The nearest jurisdiction line is the village limit, the "
+        "edge of the 1.5-mile area or half the difference of the distances to two "
+        "municipalities (the equidistant line), whichever is nearest.",
+        "",
+    ]
+    return head + "\n".join(rows) + "\n" + "\n".join(meas + tail)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Build every sample and the README."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check-only", action="store_true", help="check, write nothing")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": PINNED_DATE})
+    samples: list[Sample] = []
+    facts: dict[str, dict[str, Any]] = {}
+    for muni, make in (("deerfield", deerfield_samples), ("somers", somers_samples)):
+        lay = load_layers(muni)
+        for s in make(lay):
+            facts[s.name] = check(s, lay)
+            log.info("%s: %s", s.name, facts[s.name])
+            samples.append(s)
+    if args.check_only:
+        return
+    for s in samples:
+        write_sample(s)
+    (SAMPLES / "README.md").write_text(readme(samples, facts), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
