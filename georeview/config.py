@@ -168,7 +168,9 @@ class LayerSpec(_Strict):
     """One reference layer in ``layers.toml``: a file and what its fields mean."""
 
     path: str
-    layer: str | None = None
+    #: A layer of a multi-layer file, or several (NHD: ["NHDFlowline", "NHDWaterbody"]);
+    #: omitted = every layer of the file.
+    layer: str | Annotated[tuple[str, ...], Field(strict=False)] | None = None
     source: str | None = None
     synthetic: bool = False
     name_field: str | None = None

@@ -227,7 +227,7 @@ def read_layer(
     path: Path,
     working_crs: CRS,
     *,
-    layer: str | None = None,
+    layer: str | tuple[str, ...] | None = None,
     bbox: tuple[float, float, float, float] | None = None,
     label: str = "layer",
 ) -> gpd.GeoDataFrame:
@@ -238,7 +238,10 @@ def read_layer(
     empty geometries are dropped.
     """
     path = Path(path)
-    names = _layer_names(path) if layer is None else [layer]
+    if layer is None:
+        names = _layer_names(path)
+    else:
+        names = [layer] if isinstance(layer, str) else list(layer)
     if len(names) > 1:
         # NHD ships flowlines and waterbodies as two layers of one file: read them all,
         # keeping where each feature came from.

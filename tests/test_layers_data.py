@@ -65,9 +65,11 @@ def test_every_layer_exists_and_has_a_crs(muni):
                 assert src.crs is not None, path
                 assert src.crs.to_epsg() == 3071
         else:
-            info = pyogrio.read_info(path, layer=spec.layer)
-            assert info["crs"], f"{path} layer {spec.layer} has no CRS"
-            assert info["features"] > 0, f"{path} layer {spec.layer} is empty"
+            names = [spec.layer] if isinstance(spec.layer, str | None) else list(spec.layer)
+            for layer in names:
+                info = pyogrio.read_info(path, layer=layer)
+                assert info["crs"], f"{path} layer {layer} has no CRS"
+                assert info["features"] > 0, f"{path} layer {layer} is empty"
 
 
 @pytest.mark.parametrize("muni", MUNIS)
