@@ -10,11 +10,13 @@ Meaning of a fact
 -----------------
 ``plan.has.<item>`` is
 
-* ``None`` (unknown, the finding says needs_info) when the submission has no
-  ``[plan]`` table at all: nothing is known about the plan's content;
-* ``True`` when the item is given in the table (a description, a reference to the
+* ``True`` when the item is given: in the table (a description, a reference to the
   sheet or page, a ``{ not_applicable = "reason" }`` where the ordinance says
-  "when appropriate", or a file under ``[plan.documents]``);
+  "when appropriate", or a file under ``[plan.documents]``), or elsewhere in
+  submission.toml (``[activity]`` start and end dates; ``applicant`` and
+  ``applicant_address`` for the owner or developer; ``description`` for the site);
+* ``None`` (unknown, the finding says needs_info) when it is not given and the
+  submission has no ``[plan]`` table: nothing is known about the plan's content;
 * ``False`` when the table is there but the item is not: a plan that is described
   and lacks the item is incomplete (the finding fails with the citation).
 
@@ -313,7 +315,9 @@ def _all_given(model: Any, names: tuple[str, ...]) -> bool:
     return model is not None and all(getattr(model, n) is not None for n in names)
 
 
-def plan_items(plan: Plan, documents: dict[str, Any], activity: Any) -> dict[str, bool]:
+def plan_items(
+    plan: Plan, documents: dict[str, Any], activity: Any, submission_cfg: Any = None
+) -> dict[str, bool]:
     """Return which plan items are given (before the unknown/absent distinction).
 
     Parameters
@@ -324,6 +328,9 @@ def plan_items(plan: Plan, documents: dict[str, Any], activity: Any) -> dict[str
         Items provided by a document (keys of ``[plan.documents]``).
     activity : georeview.config.Activity
         For the start and end dates (Somers 17.10(B)(3)(a)).
+    submission_cfg : georeview.config.Submission, optional
+        Its ``applicant`` and ``applicant_address`` stand for the owner or developer,
+        and its ``description`` for the site description, when the plan gives none.
 
     Returns
     -------
@@ -331,15 +338,21 @@ def plan_items(plan: Plan, documents: dict[str, Any], activity: Any) -> dict[str
         One entry per ``plan.has.<item>`` fact.
     """
     doc = set(documents)
+    cfg_owner = (
+        submission_cfg is not None
+        and _given(submission_cfg.applicant)
+        and _given(submission_cfg.applicant_address)
+    )
+    cfg_description = submission_cfg is not None and _given(submission_cfg.description)
     c = plan.consultant
     seq = plan.sequence
     bmps = plan.bmps
     items: dict[str, bool] = {
-        "owner": _given(plan.owner_name) and _given(plan.owner_address),
+        "owner": (_given(plan.owner_name) and _given(plan.owner_address)) or cfg_owner,
         "consultant": isinstance(c, NotApplicable)
         or (isinstance(c, Consultant) and _all_given(c, ("firm", "address", "contact"))),
         "dates": activity.start_date is not None and activity.end_date is not None,
-        "site_description": _given(plan.site_description),
+        "site_description": _given(plan.site_description) or cfg_description,
         "usgs_topo_map": _given(plan.usgs_topo_map) or "usgs_topo_map" in doc,
         "sequence_phases": _all_given(seq, SEQUENCE_PHASES) or "sequence" in doc,
         "sequencing": _all_given(seq, SEQUENCE_DATES) or "sequence" in doc,
@@ -393,16 +406,17 @@ def plan_facts(submission: LoadedSubmission) -> dict[str, Any]:
     plan = parse_plan(raw, toml)
     docs = _document_paths(plan, submission.folder, toml)
     given = bool(raw)
-    items = plan_items(plan, docs, submission.config.activity)
+    items = plan_items(plan, docs, submission.config.activity, submission.config)
     facts: dict[str, Any] = {"plan.given": given}
     for name, ok in items.items():
-        if not given:
-            value: bool | None = None
-        elif name == "control_calculations":
-            # Deerfield 31.09(1)(D) is at the Village Engineer's discretion: never a fail.
-            value = True if ok else None
+        if ok:
+            value: bool | None = True
+        elif not given or name == "control_calculations":
+            # Unknown without a [plan] table; Deerfield 31.09(1)(D) is at the Village
+            # Engineer's discretion: never a fail.
+            value = None
         else:
-            value = ok
+            value = False
         facts[f"plan.has.{name}"] = value
     bmps = plan.bmps
     for name in BMP_ITEMS:

@@ -26,6 +26,7 @@ import logging
 import os
 import string
 import tempfile
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -765,12 +766,14 @@ def _draw_panel(
         if getattr(getattr(r.layers.config, n), "synthetic", False)
     ]
     if synthetic:
-        lines.append((f"SYNTHETIC reference layers: {', '.join(synthetic)}", 6, "bold"))
-    y = py + 0.2 + 0.17 * len(lines)
+        wrapped = textwrap.wrap(f"SYNTHETIC reference layers: {', '.join(synthetic)}", 58)
+        lines += [(w, 6, "bold") for w in wrapped]
+    steps = [0.17 if size < 9 else 0.24 for _, size, _ in lines]
+    y = py + 0.1 + sum(steps)
     fig.add_artist(Line2D([px, px + pw], [y + 0.15, y + 0.15], transform=t, color="black", lw=0.8))
-    for text, size, weight in lines:
-        fig.text(px + 0.12, y, text, transform=t, fontsize=size, weight=weight, va="top", wrap=True)
-        y -= 0.17 if size < 9 else 0.24
+    for (text, size, weight), step in zip(lines, steps, strict=True):
+        fig.text(px + 0.12, y, text, transform=t, fontsize=size, weight=weight, va="top")
+        y -= step
 
 
 # --------------------------------------------------------------------------- CLI hooks

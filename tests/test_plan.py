@@ -217,3 +217,21 @@ def test_bad_plan_keys_name_the_field(tmp_path, body, field):
         plan_facts(sub)
     assert info.value.field == field
     assert info.value.path.endswith("submission.toml")
+
+
+def test_items_given_outside_the_plan_table(tmp_path):
+    # No [plan] table: the dates, the applicant (as owner or developer) and the
+    # description given elsewhere in submission.toml still count; the rest is unknown.
+    body = (
+        'applicant = "Example Health"\napplicant_address = "1 Main St"\n'
+        'description = "Office building and parking"\n'
+        "[activity]\nstart_date = 2025-05-05\nend_date = 2025-10-31\n"
+    )
+    facts = plan_facts(_sub(tmp_path, "somers", body))
+    assert facts["plan.has.dates"] is True
+    assert facts["plan.has.owner"] is True
+    assert facts["plan.has.site_description"] is True
+    assert facts["plan.has.receiving_water"] is None
+    found = _findings("somers", facts)
+    assert found["somers.17.10.B.3.a.dates"].status == "pass"
+    assert found["somers.17.10.B.3.h"].status == "needs_info"

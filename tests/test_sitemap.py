@@ -379,3 +379,22 @@ def test_every_sitemap_rule_reads_facts_that_exist(tmp_path):
 
 def test_near_features_are_site_map_features():
     assert set(NEAR_FEATURES) <= set(SITE_MAP_FEATURES)
+
+
+@pytest.mark.parametrize(
+    ("shows", "plan", "status"),
+    [
+        ('["infiltration_areas"]', "", "pass"),
+        ('["site_boundary"]', "[plan]\nuses_infiltration = false\n", "not_applicable"),
+        ('["site_boundary"]', "[plan]\nuses_infiltration = true\n", "fail"),
+        ('["site_boundary"]', "", "needs_info"),
+    ],
+)
+def test_infiltration_areas_rule(tmp_path, shows, plan, status):
+    sub = _sub(tmp_path, extra=f"[site_map]\nshows = {shows}\n{plan}")
+    facts = {
+        **base_facts(),
+        **sitemap_facts(sub, layers_near={}, working_crs=W3071),
+        **plan_facts(sub),
+    }
+    assert by_id(judge(load_ordinance("somers"), facts))["somers.17.10.B.4.i"].status == status
