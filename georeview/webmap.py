@@ -455,8 +455,10 @@ def layer_lines(key: str, report: Mapping[str, Any], facts: Mapping[str, Any]) -
         f"{k} {100 * v:.1f} %" for k, v in (j.get("shares") or {}).items() if v and v > 0
     )
     d = m.get("downstream") or {}
+    sub = report.get("submission", {})
     lines: dict[str, list[str]] = {
         "site": [
+            f"{sub.get('name') or sub.get('folder')} (folder {sub.get('folder')})",
             verdict(report),
             f"Jurisdiction: {j.get('status')} ({shares})",
             f"Site {_fmt(m.get('site_area_sqft'), 0, 'sq ft')}; disturbed "
