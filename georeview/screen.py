@@ -712,7 +712,7 @@ def _dem_crs(path: str) -> Any:
 def _col(facts: pd.DataFrame, name: str) -> pd.Series:
     if name in facts.columns:
         return facts[name]
-    return pd.Series(pd.NA, index=facts.index, dtype="object")
+    return pd.Series(pd.NA, index=facts.index, dtype="object", name=name)
 
 
 def _tri_from(values: Any, known: Any, index: pd.Index) -> pd.Series:
@@ -721,20 +721,35 @@ def _tri_from(values: Any, known: Any, index: pd.Index) -> pd.Series:
     return pd.Series(arr, index=index)
 
 
-def _by_unique(col: pd.Series, func: Callable[[Any], bool | None]) -> pd.Series:
-    """Apply a per-value test to the distinct values of an object column only."""
-    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+def _by_unique(
+    col: pd.Series, func: Callable[[Any], bool | None], cache: dict | None = None
+) -> pd.Series:
+    """Apply a per-value test to the distinct values of an object column only.
+
+    ``cache`` (keyed by column name) keeps the distinct values between tests of the
+    same column of the same frame; a column is never replaced while it is in use.
+    """
+    key = col.name
+    if cache is not None and key in cache:
+        codes, uniques = cache[key]
+    else:
+        codes, uniques = pd.factorize(col, use_na_sentinel=True)
+        if cache is not None:
+            cache[key] = (codes, uniques)
     res = [func(u) for u in uniques]  # one call per distinct value, not per row
     values = np.array([bool(r) if r is not None else False for r in res] + [False])
     known = np.array([r is not None for r in res] + [False])
     return _tri_from(values[codes], known[codes], col.index)
 
 
-def evaluate_frame(cond: Condition | None, facts: pd.DataFrame) -> pd.Series:
+def evaluate_frame(
+    cond: Condition | None, facts: pd.DataFrame, cache: dict | None = None
+) -> pd.Series:
     """Evaluate a condition over every row of ``facts`` (nullable boolean, NA = unknown).
 
     The same Kleene logic as :func:`georeview.rules.evaluate`; pandas' ``boolean``
-    dtype implements it for ``&``, ``|`` and ``~``.
+    dtype implements it for ``&``, ``|`` and ``~``. ``cache`` keeps the distinct values
+    of object columns between calls on the same frame.
     """
     import operator
 
@@ -744,15 +759,15 @@ def evaluate_frame(cond: Condition | None, facts: pd.DataFrame) -> pd.Series:
     if cond.all is not None:
         out = evaluate_frame(None, facts)
         for c in cond.all:
-            out = out & evaluate_frame(c, facts)
+            out = out & evaluate_frame(c, facts, cache)
         return out
     if cond.any is not None:
         out = ~evaluate_frame(None, facts)
         for c in cond.any:
-            out = out | evaluate_frame(c, facts)
+            out = out | evaluate_frame(c, facts, cache)
         return out
     if cond.not_ is not None:
-        return ~evaluate_frame(cond.not_, facts)
+        return ~evaluate_frame(cond.not_, facts, cache)
     if cond.fact is None or cond.op is None:
         raise ConfigError("a condition needs fact and op, or all/any/not")
     col = _col(facts, cond.fact)
@@ -784,7 +799,7 @@ def evaluate_frame(cond: Condition | None, facts: pd.DataFrame) -> pd.Series:
             return any(v in x for v in value)
         return bool(ops[cond.op](x, value))
 
-    return _by_unique(col, test)
+    return _by_unique(col, test, cache)
 
 
 def _kleene_or(series: Iterable[pd.Series], index: pd.Index) -> pd.Series:
@@ -794,11 +809,11 @@ def _kleene_or(series: Iterable[pd.Series], index: pd.Index) -> pd.Series:
     return out
 
 
-def _reach_frame(ordinance: Ordinance, facts: pd.DataFrame) -> pd.Series:
+def _reach_frame(ordinance: Ordinance, facts: pd.DataFrame, cache: dict | None = None) -> pd.Series:
     """Vectorised :func:`georeview.rules._reach`: Kleene OR over the categories present."""
     r = ordinance.reach
     sub = evaluate_frame(
-        Condition(fact="activity.kinds", op="contains_any", value=["subdivision"]), facts
+        Condition(fact="activity.kinds", op="contains_any", value=["subdivision"]), facts, cache
     )
     idx = facts.index
     terms = []
@@ -840,19 +855,20 @@ def judge_frame(ordinance: Ordinance, facts: pd.DataFrame) -> FrameJudgement:
     """
     facts = facts.copy()
     idx = facts.index
+    cache: dict = {}
     applies: dict[str, pd.Series] = {}
     status: dict[str, Any] = {}
     reach_id = f"{ordinance.municipality}.reach"
-    reached = _reach_frame(ordinance, facts)
+    reached = _reach_frame(ordinance, facts, cache)
     applies[reach_id] = reached
     status[reach_id] = np.where(reached.isna(), "needs_info", "pass")
 
     def determine(kind: str) -> list[pd.Series]:
         out = []
         for rule in (r for r in ordinance.rules if r.kind == kind):
-            v = evaluate_frame(rule.when, facts)
+            v = evaluate_frame(rule.when, facts, cache)
             applies[rule.id] = v
-            status[rule.id] = np.where(v.isna(), "needs_info", "pass")
+            status[rule.id] = np.where(v.isna(), "needs_info", "pass").astype(object)
             out.append(v)
         return out
 
@@ -863,7 +879,7 @@ def judge_frame(ordinance: Ordinance, facts: pd.DataFrame) -> FrameJudgement:
     not_reg = (regulated == False).fillna(False).to_numpy(dtype=bool)  # noqa: E712
     flags: dict[str, pd.Series] = {}
     for rule in (r for r in ordinance.rules if r.kind == "classify"):
-        v = evaluate_frame(rule.when, facts)
+        v = evaluate_frame(rule.when, facts, cache)
         applies[rule.id] = v
         st = np.where(v.isna(), "needs_info", "pass")
         status[rule.id] = np.where(not_reg, "not_applicable", st)
@@ -887,11 +903,11 @@ def judge_frame(ordinance: Ordinance, facts: pd.DataFrame) -> FrameJudgement:
     for rule in ordinance.rules:
         if rule.kind in ("reach", "exemption", "trigger", "classify"):
             continue
-        a, s = _standard_frame(rule, facts, not_reg)
+        a, s = _standard_frame(rule, facts, not_reg, cache)
         applies[rule.id], status[rule.id] = a, s
     return FrameJudgement(
         applies=pd.DataFrame(applies, index=idx),
-        status=pd.DataFrame(status, index=idx),
+        status=pd.DataFrame(status, index=idx, dtype=object),
         reached=reached,
         exempt=exempt,
         regulated=regulated,
@@ -901,14 +917,16 @@ def judge_frame(ordinance: Ordinance, facts: pd.DataFrame) -> FrameJudgement:
     )
 
 
-def _standard_frame(rule: Rule, facts: pd.DataFrame, not_reg: Any) -> tuple[pd.Series, Any]:
+def _standard_frame(
+    rule: Rule, facts: pd.DataFrame, not_reg: Any, cache: dict | None = None
+) -> tuple[pd.Series, Any]:
     """Vectorised :func:`georeview.rules._standard` (applies, status)."""
     idx = facts.index
     n = len(idx)
     name = rule.measure or rule.fact
     measured = _col(facts, name) if name else pd.Series(pd.NA, index=idx, dtype="object")
     m_known = measured.notna().to_numpy()
-    applies = evaluate_frame(rule.applies_when, facts)
+    applies = evaluate_frame(rule.applies_when, facts, cache)
     a_true = (applies == True).fillna(False).to_numpy(dtype=bool)  # noqa: E712
     a_false = (applies == False).fillna(False).to_numpy(dtype=bool)  # noqa: E712
     out = np.full(n, "needs_info", dtype=object)
@@ -1021,16 +1039,32 @@ def _facts_frame(
 
 
 def _joined(masks: Sequence[tuple[str, Any]], n: int, sep: str) -> Any:
-    """Join labels whose mask is true, per row (a loop over labels, not rows)."""
-    out = np.full(n, "", dtype=object)
-    seen: dict[str, Any] = {}
+    """Join labels whose mask is true, per row.
+
+    Rows are grouped by their combination of masks (few distinct ones), and each
+    combination's text is built once.
+    """
+    labels: list[str] = []
+    cols: list[Any] = []
     for label, mask in masks:
-        seen[label] = seen.get(label, np.zeros(n, dtype=bool)) | np.asarray(mask, dtype=bool)
-    for label, mask in seen.items():
-        piece = np.where(mask, label, "")
-        glue = np.where((out != "") & mask, sep, "")
-        out = out + glue + piece
-    return out
+        m = np.asarray(mask, dtype=bool)
+        if label in labels:  # the same citation from several rules: shown once
+            k = labels.index(label)
+            cols[k] = cols[k] | m
+        else:
+            labels.append(label)
+            cols.append(m)
+    if not cols or n == 0:
+        return np.full(n, "", dtype=object)
+    matrix = np.column_stack(cols)
+    packed = np.packbits(matrix, axis=1)
+    combos, first, inverse = np.unique(packed, axis=0, return_index=True, return_inverse=True)
+    text = np.array(
+        [sep.join(lab for lab, on in zip(labels, matrix[f], strict=True) if on) for f in first],
+        dtype=object,
+    )
+    del combos
+    return text[inverse.reshape(-1)]
 
 
 def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:

@@ -1,4 +1,4 @@
-"""Screening on Dask (issue 6, item 6): a LocalCluster gives the single-process output row for row."""
+"""Screening on Dask (issue 6, item 6): a LocalCluster gives the single-process output."""
 
 from __future__ import annotations
 
