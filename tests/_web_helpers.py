@@ -141,7 +141,16 @@ def make_review(
     )
     site = box_ft(centre.x, centre.y, 200, 150)
     dist = box_ft(centre.x - 10, centre.y, 150, 120)
-    sub = write_submission(tmp / folder_name, site, toml=toml, disturbance=dist)
+    # A file name cannot hold "/": the hostile site file name carries the attribute payload.
+    site_name = f"site{XSS[1]}.geojson" if evil else "site.geojson"
+    sub = write_submission(
+        tmp / folder_name, site, toml=toml, disturbance=dist, site_name=site_name
+    )
+    # _build writes the file name unescaped; quote it for TOML.
+    toml_path = sub / "submission.toml"
+    toml_path.write_text(
+        toml_path.read_text().replace(f'site = "{site_name}"', f'site = "{_toml_str(site_name)}"')
+    )
     r = review(sub, layers)
     extra = terrain_layers(centre, attr=attr)
     return dataclasses.replace(r, map_layers={**r.map_layers, **extra})

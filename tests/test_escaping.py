@@ -128,6 +128,7 @@ def test_report_shows_the_payload_as_text(browser, outputs):
     assert EVIL in page.locator("h1").inner_text()
     assert EVIL in page.locator("#description").inner_text()
     assert EVIL_FOLDER in page.locator("header").inner_text()
+    assert f"site{XSS[1]}.geojson" in page.locator("#submission + dl").inner_text()
     _assert_clean(page, watch)
     page.close()
 
