@@ -27,6 +27,24 @@ def _review(args: argparse.Namespace) -> int:
 
     target = Path(args.submission)
     out = Path(args.out)
+    from georeview import batch
+
+    if batch.is_batch(target):
+        res = batch.review_many(
+            target,
+            out,
+            layers_dir=Path(args.layers) if args.layers else None,
+            overwrite=args.overwrite,
+        )
+        if not args.quiet:
+            print(
+                f"{target.name}: {len(res.rows)} submissions, {res.n_ok} reviewed, "
+                f"{res.n_error} errors, {res.seconds:.1f} s; summary {res.summary_csv}"
+            )
+            for r in res.rows:
+                if r["status"] == "error":
+                    print(f"  error: {r.get('name')}: {r.get('error')}")
+        return EXIT_OK
     if (out / "report.json").exists() and not args.overwrite:
         raise OutputError("report.json exists; pass --overwrite to replace it", path=out)
     result = review(target, Path(args.layers) if args.layers else None)
@@ -98,7 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("review", help="review one submission folder", parents=[common])
-    p.add_argument("submission", help="submission folder (submission.toml + geometry files)")
+    p.add_argument(
+        "submission",
+        help="submission folder (submission.toml + geometry files), or a folder of them "
+        "(and zip files of them) for a batch",
+    )
     p.add_argument("--out", required=True, help="output folder for report.json/html and map.html")
     p.add_argument("--layers", help="layers folder (default: layers/<municipality>)")
     p.add_argument("--overwrite", action="store_true", help="replace existing reports")
@@ -109,7 +131,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("municipality", nargs="?", help="somers or deerfield (default: all)")
     p.set_defaults(func=_rules)
 
-    from georeview import inspections
+    from georeview import inspections, sheet
+
+    p = sub.add_parser(
+        "sitemap",
+        help="print-ready site-map sheet (PDF) at a true engineering scale",
+        parents=[common],
+    )
+    sheet.add_arguments(p)
+    p.set_defaults(func=sheet.main)
 
     p = sub.add_parser(
         "inspections",
@@ -118,6 +148,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     inspections.add_arguments(p)
     p.set_defaults(func=_inspections)
+
+    from georeview import screen
+
+    p = sub.add_parser(
+        "screen",
+        help="screen every parcel of a file: jurisdiction, resources, applicability",
+        parents=[common],
+    )
+    screen.add_arguments(p)
+    p.set_defaults(func=screen.main)
     return parser
 
 

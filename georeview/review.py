@@ -23,7 +23,9 @@ from georeview.errors import ConfigError, DataSourceError
 from georeview.jurisdiction import JurisdictionResult, Jurisdictions, build, locate
 from georeview.load import Layers, LoadedSubmission, load_layers, load_submission, to_crs
 from georeview.measure import Areas, floodway, measure_areas, sfha
+from georeview.plan import plan_facts
 from georeview.rules import Judgement, Ordinance, judge, load_ordinance
+from georeview.sitemap import sitemap_facts
 from georeview.units import M_PER_FT
 
 log = logging.getLogger(__name__)
@@ -272,6 +274,21 @@ def review(
     eng = engineering_stage(sub, layers, areas, disturbance, site, soils)
     facts = build_facts(sub, areas, where, terrain)
     facts.update(engineering_facts(eng))
+    facts.update(plan_facts(sub))
+    facts.update(
+        sitemap_facts(
+            sub,
+            layers_near={
+                "wetlands": wetlands,
+                "floodplain": fp_sfha,
+                "floodway": fp_ways,
+                "hydrography": hydro,
+                "roads": layers.read("roads", bbox=bbox),
+            },
+            working_crs=crs,
+            downstream=terrain.get("downstream"),
+        )
+    )
     judgement = judge(ordinance, facts)
     extras: dict[str, Any] = {
         "soil_loss_tons_per_acre_year": eng.soil_loss_tons_per_acre_year,
@@ -352,6 +369,7 @@ def measure_terrain(
     except CoverageError as exc:
         warnings.append(f"Contours not drawn: {exc.one_line()}")
     hspec = layers.config.hydrography
+    wspec = layers.config.wetlands
     down = flow.trace_downstream(
         path,
         units,
@@ -360,6 +378,8 @@ def measure_terrain(
         waters=hydro,
         wetlands=wetlands,
         name_field=(hspec.name_field if hspec and hspec.name_field else "GNIS_NAME"),
+        water_id_field=hspec.id_field if hspec else None,
+        wetland_id_field=wspec.id_field if wspec else None,
         working_crs=crs,
     )
     out["downstream"] = down.to_dict()
