@@ -1,0 +1,65 @@
+"""Every sample submission is reviewed and checked against sample_sites/README.md.
+
+The README's table is the outside statement here: each line says what a reviewer
+should conclude (jurisdiction, regulated, category, larger site), worked out by hand
+from the ordinance and the sample's layout (sample_sites/make_samples.py checks the
+geometry independently of georeview's code).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from georeview.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO / "sample_sites"
+COLUMNS = ["site", "municipality", "jurisdiction", "regulated", "category", "larger_site"]
+
+
+def readme_rows() -> list[dict[str, str]]:
+    text = (SAMPLES / "README.md").read_text(encoding="utf-8")
+    rows = []
+    header = None
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            header = None if not line.strip() else header
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[: len(COLUMNS)] == COLUMNS:
+            header = cells
+            continue
+        if header and not re.fullmatch(r"-+", cells[0].replace(":", "")):
+            rows.append(dict(zip(header, cells, strict=False)))
+    return rows
+
+
+ROWS = readme_rows()
+
+
+def test_readme_lists_every_sample_and_enough_of_them():
+    folders = sorted(p.name for p in SAMPLES.iterdir() if (p / "submission.toml").is_file())
+    assert sorted(r["site"] for r in ROWS) == folders
+    assert len(folders) >= 8
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r["site"] for r in ROWS])
+def test_sample_review_matches_readme(row, tmp_path):
+    out = tmp_path / row["site"]
+    assert main(["review", str(SAMPLES / row["site"]), "--out", str(out), "-q"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    c = report["classification"]
+    assert report["municipality"] == row["municipality"]
+    assert report["jurisdiction"]["status"] == row["jurisdiction"]
+    assert c["regulated"] is (row["regulated"] == "yes")
+    assert (c["category"] or "-") == row["category"]
+    assert c["larger_site"] is (row["larger_site"] == "yes")
+    for f in report["findings"]:
+        assert f["citation"]
+        assert f["status"] in ("pass", "fail", "needs_info", "not_applicable")
+    assert (out / "report.html").stat().st_size > 0
+    assert (out / "map.html").stat().st_size > 0
