@@ -12,17 +12,47 @@ rules turn a missing fact into a ``needs_info`` finding.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import tomllib
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from georeview.errors import ConfigError, DataSourceError
+from georeview.errors import ConfigError, DataSourceError, LimitError
 
 NonNeg = Annotated[float, Field(ge=0)]
 NonNegInt = Annotated[int, Field(ge=0)]
 Positive = Annotated[float, Field(gt=0)]
+
+# Sanity bounds on what a submission may declare. They are far beyond any construction
+# site the two ordinances regulate, so only a typo or a units mix-up (square feet typed
+# where acres belong, cents for dollars) reaches them; such a value is refused with the
+# field named rather than carried into fees, deadlines and classification.
+#: 100 million cubic yards (the largest US earth-fill dams hold about 100 million).
+MAX_FILL_CUBIC_YARDS = 1e8
+#: 1,000,000 ft (about 189 miles) of pipe, cable or utility line in one permit.
+MAX_PIPE_LENGTH_FT = 1e6
+#: 100,000 lots from one land division.
+MAX_LOTS = 100_000
+#: 64,000 acres = 100 square miles (areas in acres of one submission).
+MAX_ACRES = 64_000.0
+#: 10 billion dollars of erosion-control measures.
+MAX_COST_USD = 1e10
+#: 10 years of building permit.
+MAX_PERMIT_DAYS = 3_650
+#: A site map at 1 in = 10,000 ft (1:120,000) shows nothing of a construction site.
+MAX_SCALE_FT_PER_INCH = 10_000.0
+#: A 1,000 ft contour interval.
+MAX_CONTOUR_INTERVAL_FT = 1_000.0
+
+Cubic = Annotated[float, Field(ge=0, le=MAX_FILL_CUBIC_YARDS)]
+Feet = Annotated[float, Field(ge=0, le=MAX_PIPE_LENGTH_FT)]
+Lots = Annotated[int, Field(ge=0, le=MAX_LOTS)]
+Acres = Annotated[float, Field(ge=0, le=MAX_ACRES)]
+Dollars = Annotated[float, Field(ge=0, le=MAX_COST_USD)]
+Days = Annotated[int, Field(ge=0, le=MAX_PERMIT_DAYS)]
 
 #: Activity kinds a submission may declare (DESIGN §2.2). Each one is read by a rule.
 ACTIVITY_KINDS = (
@@ -92,17 +122,17 @@ class _Strict(BaseModel):
 class Activity(_Strict):
     """What the applicant will do (DESIGN §2.2 ``[activity]``)."""
 
-    fill_cubic_yards: NonNeg | None = None
-    pipe_length_ft: NonNeg | None = None
-    lots_created: NonNegInt | None = None
+    fill_cubic_yards: Cubic | None = None
+    pipe_length_ft: Feet | None = None
+    lots_created: Lots | None = None
     #: ``None`` when not given: the rules that read kinds then say needs_info.
     kinds: Annotated[tuple[ActivityKind, ...] | None, Field(strict=False)] = None
     #: Building or improvements on a lot of an approved CSM or plat (Deerfield 31.06(1)(B)).
     on_platted_lot: bool | None = None
     #: Area of the land division or plat, acres (Deerfield 31.06(3)).
-    land_division_acres: NonNeg | None = None
+    land_division_acres: Acres | None = None
     #: Largest area disturbed at one time, acres (Deerfield 31.06(3) "at a time").
-    max_disturbed_at_once_acres: NonNeg | None = None
+    max_disturbed_at_once_acres: Acres | None = None
     #: Maintenance keeps the original line and grade, capacity or purpose (Somers 17.04(A)(2)(e)).
     maintains_original_grade: bool | None = None
     #: Transportation facility that is part of a larger common plan (Somers 17.04(A)(2)(a)).
@@ -110,9 +140,9 @@ class Activity(_Strict):
     start_date: dt.date | None = None
     end_date: dt.date | None = None
     #: Length of the building permit, days (Somers 17.09(G): the longer term wins).
-    building_permit_days: NonNegInt | None = None
+    building_permit_days: Days | None = None
     #: Estimated cost of all required control measures, dollars (Deerfield 31.12(2)(A)).
-    control_cost_usd: NonNeg | None = None
+    control_cost_usd: Dollars | None = None
     #: Plat or CSM review fees already paid (Deerfield 31.11(1) waiver).
     plat_fee_paid: bool | None = None
     #: Building permit fee paid for the same activity (Deerfield 31.11(2) waiver).
@@ -128,8 +158,8 @@ class Activity(_Strict):
 class SiteMap(_Strict):
     """What the applicant's site map is and shows (DESIGN §2.2 ``[site_map]``)."""
 
-    scale_ft_per_inch: Positive | None = None
-    contour_interval_ft: Positive | None = None
+    scale_ft_per_inch: Annotated[float, Field(gt=0, le=MAX_SCALE_FT_PER_INCH)] | None = None
+    contour_interval_ft: Annotated[float, Field(gt=0, le=MAX_CONTOUR_INTERVAL_FT)] | None = None
     grid: bool | None = None
     #: Features the map shows; compared with the features found near the site.
     shows: Annotated[tuple[SiteMapFeature, ...] | None, Field(strict=False)] = None
@@ -259,6 +289,11 @@ def validation_message(exc: ValidationError) -> tuple[str, str]:
         msg = "unknown key (check the spelling; see README 'Submission format')"
     elif err["type"] == "missing":
         msg = "required key is missing"
+    elif err["type"] in ("less_than_equal", "less_than"):
+        msg = (
+            f"{msg} (got {err['input']!r}); the bound is a sanity limit on the magnitude,"
+            " check the value and its units"
+        )
     elif "input" in err and err["type"] != "value_error":
         msg = f"{msg} (got {err['input']!r})"
     if msg.startswith("Value error, "):
@@ -276,10 +311,86 @@ def parse_model(model: type[BaseModel], data: dict[str, Any], path: Path) -> Any
 
 
 def load_submission_config(path: Path) -> Submission:
-    """Read and validate a ``submission.toml``."""
+    """Read and validate a ``submission.toml`` (refused above ``Limits.max_toml_bytes``)."""
+    path = Path(path)
+    limit = limits().max_toml_bytes
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0  # read_toml reports the missing or unreadable file
+    if size > limit:
+        raise LimitError(
+            f"{size:,} bytes exceed the limit of {limit:,} bytes for a TOML file"
+            " (GEOREVIEW_MAX_TOML_BYTES)",
+            path=path,
+        )
     return parse_model(Submission, read_toml(path), path)
 
 
 def load_layers_config(path: Path) -> LayersConfig:
     """Read and validate a ``layers.toml``."""
     return parse_model(LayersConfig, read_toml(path), path)
+
+
+# --------------------------------------------------------------------------- limits
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Sizes georeview refuses to go beyond.
+
+    Hostile or mistaken input ends in a clear :class:`~georeview.errors.LimitError`
+    instead of memory exhaustion. Every limit can be changed with the environment
+    variable in its comment (read each time :func:`limits` is called; no module-level
+    state). The defaults fit a machine with 4 GB of memory.
+    """
+
+    #: Cells of one DEM window read at once (``GEOREVIEW_MAX_RASTER_CELLS``). 50 million
+    #: cells are 200 MB as float32, a 70 km x 70 km window of a 10 m DEM.
+    max_raster_cells: int = 50_000_000
+    #: Features of one reference layer (``GEOREVIEW_MAX_LAYER_FEATURES``).
+    max_layer_features: int = 2_000_000
+    #: Features of one submission geometry file (``GEOREVIEW_MAX_SUBMISSION_FEATURES``).
+    max_submission_features: int = 10_000
+    #: Bytes of one submission geometry file, with a shapefile's .shx/.dbf
+    #: (``GEOREVIEW_MAX_UPLOAD_BYTES``; 100 MB).
+    max_upload_bytes: int = 100 * 1024 * 1024
+    #: Bytes of a TOML file (``GEOREVIEW_MAX_TOML_BYTES``; 1 MB).
+    max_toml_bytes: int = 1024 * 1024
+    #: Uncompressed bytes of one zip submission (``GEOREVIEW_MAX_ZIP_BYTES``; 512 MB).
+    max_zip_bytes: int = 512 * 1024 * 1024
+    #: Entries of one zip submission (``GEOREVIEW_MAX_ZIP_MEMBERS``).
+    max_zip_members: int = 10_000
+    #: Area of a site, square miles (``GEOREVIEW_MAX_SITE_SQMI``): 100 square miles is
+    #: no construction site; such a file is a mistake (wrong units or CRS, a county).
+    max_site_sqmi: float = 100.0
+
+
+#: Environment variable of each limit.
+LIMIT_ENV = {f.name: "GEOREVIEW_" + f.name.upper() for f in fields(Limits)}
+
+
+def limits(environ: dict[str, str] | None = None) -> Limits:
+    """Return the limits in force: the defaults, changed by ``GEOREVIEW_MAX_*`` variables.
+
+    Raises
+    ------
+    ConfigError
+        When a variable is not a positive number.
+    """
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    for f in fields(Limits):
+        var = LIMIT_ENV[f.name]
+        text = env.get(var)
+        if text is None or not text.strip():
+            continue
+        kind = float if f.type in (float, "float") else int
+        try:
+            value = kind(float(text)) if kind is int else kind(text)
+        except ValueError:
+            raise ConfigError(f"not a number: {text!r}", field=var) from None
+        if not value > 0:
+            raise ConfigError(f"must be positive, got {text!r}", field=var)
+        values[f.name] = value
+    return Limits(**values)
