@@ -25,7 +25,9 @@ from pyproj.exceptions import CRSError as PyprojCRSError
 from georeview.config import (
     LayersConfig,
     LayerSpec,
+    Limits,
     Submission,
+    limits,
     load_layers_config,
     load_submission_config,
 )
@@ -35,10 +37,14 @@ log = logging.getLogger(__name__)
 
 #: Vector formats a submission may use, by suffix.
 VECTOR_SUFFIXES = (".geojson", ".json", ".shp", ".gpkg")
-#: Refuse layers with more features than this (memory safety; layers.toml may not raise it).
-MAX_FEATURES = 2_000_000
-#: Refuse a submission geometry file with more features than this.
-MAX_SUBMISSION_FEATURES = 10_000
+#: Default limit on features per reference layer (``GEOREVIEW_MAX_LAYER_FEATURES``).
+MAX_FEATURES = Limits().max_layer_features
+#: Default limit on features per submission file (``GEOREVIEW_MAX_SUBMISSION_FEATURES``).
+MAX_SUBMISSION_FEATURES = Limits().max_submission_features
+#: Sidecar files counted with a shapefile towards the upload size limit.
+_SHAPEFILE_PARTS = (".shp", ".shx", ".dbf", ".prj", ".cpg")
+#: A site must lie within this many degrees of its working CRS's area of use.
+_AREA_OF_USE_MARGIN_DEG = 0.5
 
 
 @dataclass(frozen=True)
@@ -155,8 +161,13 @@ def _open_vector(
     bbox: tuple[float, float, float, float] | None,
     label: str,
     bbox_crs: CRS | None = None,
+    max_features: int | None = None,
 ) -> gpd.GeoDataFrame:
-    """Read a vector file, turning every driver failure into a DataSourceError."""
+    """Read a vector file, turning every driver failure into a DataSourceError.
+
+    Files with more features than ``max_features`` (default: the layer limit of
+    :func:`georeview.config.limits`) are refused before any feature is read.
+    """
     if not path.exists():
         raise DataSourceError("file not found", path=path, field=label)
     if path.suffix.lower() == ".shp":
@@ -172,9 +183,14 @@ def _open_vector(
         info = pyogrio.read_info(path, layer=layer)
     except Exception as exc:  # pyogrio raises several driver-specific classes
         raise DataSourceError(f"cannot open as a vector layer ({_short(exc)})", path=path) from None
-    if info.get("features", 0) > MAX_FEATURES:
+    if max_features is None:
+        max_features = limits().max_layer_features
+    if info.get("features", 0) > max_features:
         raise LimitError(
-            f"{info['features']:,} features exceed the limit of {MAX_FEATURES:,}", path=path
+            f"{info['features']:,} features exceed the limit of {max_features:,}"
+            " (GEOREVIEW_MAX_LAYER_FEATURES)",
+            path=path,
+            field=label,
         )
     if info.get("crs") is None:
         raise CRSError(
@@ -187,6 +203,14 @@ def _open_vector(
         read_bbox = _bbox_into(bbox, bbox_crs, info["crs"], path)
     try:
         gdf = pyogrio.read_dataframe(path, layer=layer, bbox=read_bbox)
+    except UnicodeDecodeError as exc:
+        raise DataSourceError(
+            f"attribute text is not UTF-8 (byte 0x{exc.object[exc.start]:02x} at {exc.start});"
+            " GeoJSON must be UTF-8 (RFC 7946 section 11), a shapefile names its encoding in a"
+            " .cpg file: export the file again as UTF-8",
+            path=path,
+            field=label,
+        ) from None
     except Exception as exc:
         raise DataSourceError(f"cannot read features ({_short(exc)})", path=path) from None
     return gdf
@@ -263,7 +287,7 @@ def read_layer(
 
 
 def read_polygons(
-    path: Path, working_crs: CRS, *, field: str, max_features: int = MAX_SUBMISSION_FEATURES
+    path: Path, working_crs: CRS, *, field: str, max_features: int | None = None
 ) -> tuple[gpd.GeoDataFrame, tuple[Repair, ...]]:
     """Read a submission's polygon file (site or disturbance), strictly.
 
@@ -275,8 +299,9 @@ def read_polygons(
         Projected CRS to reproject into.
     field : str
         The submission.toml key that named the file (for messages).
-    max_features : int
-        Refuse files with more features than this.
+    max_features : int, optional
+        Refuse files with more features than this (default
+        ``limits().max_submission_features``).
 
     Returns
     -------
@@ -289,14 +314,21 @@ def read_polygons(
         The file declares no CRS.
     GeometryError
         No features, an empty geometry, or points/lines where a polygon belongs.
+    LimitError
+        A file larger than ``limits().max_upload_bytes``, more features than
+        ``max_features``, or a site larger than ``limits().max_site_sqmi``.
     """
     path = Path(path)
+    lim = limits()
+    if max_features is None:
+        max_features = lim.max_submission_features
     if path.suffix.lower() not in VECTOR_SUFFIXES:
         raise DataSourceError(
             f"unsupported format {path.suffix!r}; use GeoJSON, shapefile or GeoPackage",
             path=path,
             field=field,
         )
+    _check_upload_size(path, lim.max_upload_bytes, field)
     names = _layer_names(path)
     if len(names) > 1:
         raise DataSourceError(
@@ -304,13 +336,9 @@ def read_polygons(
             path=path,
             field=field,
         )
-    gdf = _open_vector(path, layer=None, bbox=None, label=field)
+    gdf = _open_vector(path, layer=None, bbox=None, label=field, max_features=max_features)
     if len(gdf) == 0:
         raise GeometryError("contains no features", path=path, field=field)
-    if len(gdf) > max_features:
-        raise LimitError(
-            f"{len(gdf):,} features exceed the limit of {max_features:,}", path=path, field=field
-        )
     geoms = gdf.geometry.values
     missing = np.flatnonzero(shapely.is_missing(geoms) | shapely.is_empty(geoms))
     if missing.size:
@@ -348,7 +376,98 @@ def read_polygons(
             path=path,
             field=field,
         )
+    check_in_area_of_use(out, working_crs, path=path, field=field)
+    check_site_size(out, working_crs, lim.max_site_sqmi, path=path, field=field)
     return out, tuple(repairs)
+
+
+def _check_upload_size(path: Path, max_bytes: int, field: str) -> None:
+    """Refuse a submission file (with its shapefile sidecars) larger than ``max_bytes``."""
+    if path.suffix.lower() == ".shp":
+        parts = [
+            p for p in path.parent.glob(path.stem + ".*") if p.suffix.lower() in _SHAPEFILE_PARTS
+        ]
+    else:
+        parts = [path]
+    size = sum(p.stat().st_size for p in parts if p.is_file())
+    if size > max_bytes:
+        raise LimitError(
+            f"{size:,} bytes exceed the upload limit of {max_bytes:,} bytes"
+            " (GEOREVIEW_MAX_UPLOAD_BYTES)",
+            path=path,
+            field=field,
+        )
+
+
+def check_in_area_of_use(
+    gdf: gpd.GeoDataFrame, working_crs: CRS, *, path: object = None, field: str | None = None
+) -> None:
+    """Refuse geometries far outside the area where the working CRS is meant to be used.
+
+    A site whose file declares the wrong CRS (Wisconsin Transverse Mercator metres
+    labelled UTM 16N, state-plane feet labelled metres) lands hundreds of kilometres from
+    Wisconsin once reprojected; measured there it would give wrong areas and an
+    "outside the village" answer that looks plausible. The check compares the
+    geometries' longitude/latitude bounds with the working CRS's EPSG area of use
+    (Wisconsin for EPSG:3071) grown by half a degree. A CRS without an area of use is
+    not checked.
+
+    Raises
+    ------
+    CRSError
+        When the geometries lie wholly outside that area.
+    """
+    aou = working_crs.area_of_use
+    if aou is None or len(gdf) == 0:
+        return
+    m = _AREA_OF_USE_MARGIN_DEG
+    west, south, east, north = gdf.to_crs("EPSG:4326").total_bounds
+    inside = (
+        np.isfinite([west, south, east, north]).all()
+        and east >= aou.west - m
+        and west <= aou.east + m
+        and north >= aou.south - m
+        and south <= aou.north + m
+    )
+    if not inside:
+        raise CRSError(
+            f"lies outside the area covered by the layers: at longitude {west:.2f} to"
+            f" {east:.2f}, latitude {south:.2f} to {north:.2f}, while the working CRS"
+            f" {working_crs.name} covers {aou.name.rstrip('.')} ({aou.west:.2f} to"
+            f" {aou.east:.2f}, {aou.south:.2f} to {aou.north:.2f}); is the declared CRS right?",
+            path=path,
+            field=field,
+        )
+
+
+def check_site_size(
+    gdf: gpd.GeoDataFrame,
+    working_crs: CRS,
+    max_sqmi: float,
+    *,
+    path: object = None,
+    field: str | None = None,
+) -> None:
+    """Refuse a polygon file whose area is absurd for a construction site.
+
+    Raises
+    ------
+    LimitError
+        When the union of the polygons exceeds ``max_sqmi`` square miles.
+    """
+    from georeview.measure import sqft_per_crs_unit2
+    from georeview.units import SQFT_PER_SQMI
+
+    area = float(shapely.area(shapely.union_all(gdf.geometry.values)))
+    sqmi = area * sqft_per_crs_unit2(working_crs) / SQFT_PER_SQMI
+    if sqmi > max_sqmi:
+        raise LimitError(
+            f"covers {sqmi:,.1f} square miles, more than the {max_sqmi:g} square miles"
+            " a construction site could cover (GEOREVIEW_MAX_SITE_SQMI); is this the right"
+            " file, and are its CRS and units right?",
+            path=path,
+            field=field,
+        )
 
 
 def _polygonal(geom: shapely.Geometry) -> shapely.Geometry | None:
