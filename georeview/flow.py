@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from georeview.errors import CoverageError, InputError
+from georeview.errors import CoverageError, InputError, LimitError
 from georeview.terrain import DemWindow, geometry_to_crs, read_dem_window
 from georeview.units import FT_PER_MILE, M_PER_FT
 
@@ -586,6 +586,9 @@ def trace_downstream(
         Unreadable DEM, or a DEM in a geographic CRS.
     georeview.errors.InputError
         Empty site geometry, a feature layer without CRS, a non-positive length.
+    georeview.errors.LimitError
+        When even the first window passes ``GEOREVIEW_MAX_RASTER_CELLS`` (a grown window
+        that would pass it is not read: the trace of the last window stands).
     """
     if site_geom is None or site_geom.is_empty:
         raise InputError("the site geometry is empty")
@@ -598,7 +601,7 @@ def trace_downstream(
     margin = float(margin_ft)
     for attempt in range(_MAX_GROWTH + 1):
         try:
-            win = read_dem_window(
+            grown = read_dem_window(
                 dem_path,
                 vertical_units,
                 site_geom,
@@ -606,6 +609,17 @@ def trace_downstream(
                 margin=length_ft + margin,
                 margin_units="ft",
             )
+        except LimitError as exc:
+            if attempt == 0:
+                raise
+            # A larger window would pass the raster-cell limit: keep the last trace.
+            logger.warning("downstream trace: window not grown further (%s)", exc.one_line())
+            break
+        except CoverageError as exc:
+            logger.info("downstream trace needs more data: %s", exc)
+            return DownstreamResult(None, None, None, reason=str(exc), length_ft=length_ft)
+        win = grown
+        try:
             site_local = geometry_to_crs(site_geom, site_crs, win.crs)
             traces, site, contrib, labels, grow = _route(win, site_local, layers, length_ft)
         except CoverageError as exc:

@@ -32,6 +32,7 @@ import os
 import re
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,7 +63,8 @@ OUTPUT_SUFFIXES = (".csv", ".gpkg", ".parquet")
 PARTITION_SIZE = 50_000
 #: Pieces of a dissolved layer hold at most this many vertices (bounded intersection cost).
 MAX_PIECE_VERTICES = 256
-#: Largest DEM window read at once for one group of parcels, cells.
+#: Largest DEM window read at once for one group of parcels, cells (lowered, never
+#: raised, by ``GEOREVIEW_MAX_RASTER_CELLS``); larger groups are split in two.
 MAX_DEM_CELLS = 50_000_000
 #: Shares below this fraction of a parcel are digitising slivers (as jurisdiction.locate).
 SLIVER_SHARE = 0.001
@@ -321,6 +323,9 @@ def dissolve_pieces(geoms: Any, max_vertices: int = MAX_PIECE_VERTICES) -> Any:
     return subdivide(np.array([shapely.union_all(polys)], dtype=object), max_vertices)
 
 
+_PREPARE_LOCK = threading.Lock()
+
+
 def pair_areas(parcels: Any, pieces: Any, tree: Any = None) -> tuple[Any, Any, Any]:
     """Intersection areas of every intersecting (parcel, piece) pair.
 
@@ -343,7 +348,10 @@ def pair_areas(parcels: Any, pieces: Any, tree: Any = None) -> tuple[Any, Any, A
     i, j = tree.query(parcels, predicate="intersects")
     area = np.empty(i.size)
     if i.size:
-        shapely.prepare(pieces)
+        # shapely.prepare mutates the geometries; layers are shared between the threads
+        # of a Dask worker, and two threads preparing the same geometry crash GEOS.
+        with _PREPARE_LOCK:
+            shapely.prepare(pieces)
         inside = shapely.contains_properly(pieces[j], parcels[i])
         area[inside] = shapely.area(parcels[i[inside]])
         cut = ~inside
@@ -641,12 +649,25 @@ def steep_areas(geoms: Any, ctx: ScreenContext, threshold_pct: float | None = No
     covered = ok & (b[:, 0] >= rb.left) & (b[:, 2] <= rb.right)
     covered &= (b[:, 1] >= rb.bottom) & (b[:, 3] <= rb.top)
     groups = [np.flatnonzero(covered)]
+    from georeview.config import limits
+
+    max_cells = min(MAX_DEM_CELLS, limits().max_raster_cells)
     while groups:
         idx = groups.pop()
         if idx.size == 0:
             continue
         cells = _window_cells(ctx.dem_path, b[idx])
-        if cells > MAX_DEM_CELLS and idx.size > 1:
+        if cells > max_cells and idx.size == 1:
+            # One parcel larger than the raster-cell limit: its steep area stays unknown.
+            log.warning(
+                "parcel %d needs a DEM window of %d cells, more than the limit of %d"
+                " (GEOREVIEW_MAX_RASTER_CELLS); steep slopes not measured",
+                int(idx[0]),
+                cells,
+                max_cells,
+            )
+            continue
+        if cells > max_cells:
             cx = (b[idx, 0] + b[idx, 2]) / 2
             cy = (b[idx, 1] + b[idx, 3]) / 2
             axis = cx if np.ptp(cx) >= np.ptp(cy) else cy
