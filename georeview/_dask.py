@@ -43,10 +43,18 @@ def run_partitions(
         Local worker processes when ``scheduler`` is not given.
     scheduler : str, optional
         Address of a running scheduler (``tcp://host:8786``).
-    """
-    from distributed import Client, LocalCluster, as_completed
 
-    from georeview.errors import DataSourceError
+    Raises
+    ------
+    georeview.errors.ComputeError
+        When a partition's worker died more often than the scheduler retries
+        (``distributed.scheduler.allowed-failures``, 3 by default): a worker killed while
+        screening a partition is replaced by its nanny and the partition runs again, so a
+        single death costs time, not rows. Partitions saved before the error stay saved.
+    """
+    from distributed import Client, KilledWorker, LocalCluster, as_completed
+
+    from georeview.errors import ComputeError, DataSourceError
     from georeview.screen import screen_slice
 
     cluster = None
@@ -75,8 +83,18 @@ def run_partitions(
                 ): i
                 for i, start, count in todo
             }
-            for fut, frame in as_completed(futures, with_results=True):
-                save(futures[fut], frame)
+            saved = 0
+            try:
+                for fut, frame in as_completed(futures, with_results=True):
+                    save(futures[fut], frame)
+                    saved += 1
+            except KilledWorker as exc:
+                raise ComputeError(
+                    f"a Dask worker died while screening a partition, more often than the"
+                    f" scheduler retries ({exc}); {saved} of {len(futures)} partitions finished"
+                    " and are kept: run the same command again to resume",
+                    path=getattr(source, "path", None),
+                ) from None
     finally:
         if cluster is not None:
             cluster.close()

@@ -25,14 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from georeview.config import Limits, limits
 from georeview.errors import DataSourceError, GeoReviewError, LimitError, OutputError
 
 log = logging.getLogger(__name__)
 
-#: Largest total uncompressed size of one zip file, bytes.
-MAX_UNZIPPED_BYTES = 512 * 1024 * 1024
-#: Most entries one zip file may hold.
-MAX_ZIP_MEMBERS = 10_000
+#: Default largest total uncompressed size of one zip file, bytes (``GEOREVIEW_MAX_ZIP_BYTES``).
+MAX_UNZIPPED_BYTES = Limits().max_zip_bytes
+#: Default most entries one zip file may hold (``GEOREVIEW_MAX_ZIP_MEMBERS``).
+MAX_ZIP_MEMBERS = Limits().max_zip_members
 #: Columns of summary.csv, in order.
 SUMMARY_COLUMNS = (
     "name",
@@ -89,10 +90,13 @@ def extract_zip(
     zip_path: Path | str,
     dest: Path | str,
     *,
-    max_bytes: int = MAX_UNZIPPED_BYTES,
-    max_members: int = MAX_ZIP_MEMBERS,
+    max_bytes: int | None = None,
+    max_members: int | None = None,
 ) -> Path:
     """Extract a zip file into ``dest`` safely; return ``dest``.
+
+    ``max_bytes`` and ``max_members`` default to the limits in force
+    (:func:`georeview.config.limits`: ``GEOREVIEW_MAX_ZIP_BYTES``, ``GEOREVIEW_MAX_ZIP_MEMBERS``).
 
     Raises
     ------
@@ -102,6 +106,9 @@ def extract_zip(
         Too many entries or too many bytes once decompressed.
     """
     zip_path, dest = Path(zip_path), Path(dest)
+    lim = limits()
+    max_bytes = lim.max_zip_bytes if max_bytes is None else max_bytes
+    max_members = lim.max_zip_members if max_members is None else max_members
     try:
         zf = zipfile.ZipFile(zip_path)
     except (zipfile.BadZipFile, OSError) as exc:
@@ -110,11 +117,15 @@ def extract_zip(
         infos = zf.infolist()
         if len(infos) > max_members:
             raise LimitError(
-                f"{len(infos):,} entries exceed the limit of {max_members:,}", path=zip_path
+                f"{len(infos):,} entries exceed the limit of {max_members:,}"
+                " (GEOREVIEW_MAX_ZIP_MEMBERS)",
+                path=zip_path,
             )
         if sum(i.file_size for i in infos) > max_bytes:
             raise LimitError(
-                f"uncompressed size exceeds the limit of {max_bytes:,} bytes", path=zip_path
+                f"uncompressed size exceeds the limit of {max_bytes:,} bytes"
+                " (GEOREVIEW_MAX_ZIP_BYTES)",
+                path=zip_path,
             )
         planned = [(i, _safe_member(i, zip_path)) for i in infos]
         total = 0
@@ -138,7 +149,8 @@ def extract_zip(
                         total += len(block)
                         if total > max_bytes:
                             raise LimitError(
-                                f"uncompressed size exceeds the limit of {max_bytes:,} bytes",
+                                f"uncompressed size exceeds the limit of {max_bytes:,} bytes"
+                                " (GEOREVIEW_MAX_ZIP_BYTES)",
                                 path=zip_path,
                             )
                         dst.write(block)

@@ -69,3 +69,11 @@ class LimitError(InputError):
 
 class OutputError(GeoReviewError, OSError):
     """An output that cannot be written (exists without --overwrite, disk full, ...)."""
+
+
+class ComputeError(GeoReviewError, RuntimeError):
+    """A computation that could not finish for a reason outside the input.
+
+    A Dask worker process that died (out of memory, killed) more often than the
+    scheduler retries. Finished work is kept, so running the command again resumes.
+    """
