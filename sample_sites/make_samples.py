@@ -96,6 +96,12 @@ class Sample:
     conclude: str
     fmt: str = "geojson4326"  # geojson4326 | geojson3071 | shp | gpkg
     checks: dict[str, bool] = field(default_factory=dict)
+    #: Further submission.toml tables: plan, soil_loss, hydrology (and basins, a list).
+    tables: dict[str, Any] = field(default_factory=dict)
+    #: What ``georeview review`` must report (checked after writing; see ``verify``):
+    #: ``fail`` / ``needs_info``: citations of the compliance findings (kinds limit and
+    #: required) with that status; ``soil_loss``: "<=5", ">5" or None; ``peaks``: bool.
+    review: dict[str, Any] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- layers
@@ -112,6 +118,7 @@ class Layers:
     sfha: shapely.Geometry
     floodway: shapely.Geometry
     streams: gpd.GeoDataFrame
+    soils: gpd.GeoDataFrame
     dem: Path
     dem_units: str
 
@@ -130,6 +137,7 @@ def load_layers(muni: str) -> Layers:
         sfha=flood[flood["SFHA_TF"] == "T"].union_all(),
         floodway=flood[flood["ZONE_SUBTY"] == "FLOODWAY"].union_all(),
         streams=gpd.read_file(d / "hydrography.gpkg", layer="NHDFlowline").to_crs(CRS),
+        soils=gpd.read_file(d / "soils.gpkg").to_crs(CRS),
         dem=d / "dem.tif",
         dem_units={"deerfield": "m", "somers": "ft"}[muni],
     )
@@ -178,8 +186,8 @@ def jurisdiction(site: Polygon, lay: Layers) -> tuple[str, float]:
     return statuses.pop(), float(min(margins))
 
 
-def steep_area_sqm(poly: Polygon, lay: Layers, threshold_pct: float = 20.0) -> float:
-    """Area of cells with slope >= threshold inside ``poly`` (Horn's method, DEM units)."""
+def slope_grid(poly: Polygon, lay: Layers) -> tuple[np.ndarray, np.ndarray, float]:
+    """DEM slope (percent, Horn's method) around ``poly``, the cells inside it, cell size."""
     to_m = {"m": 1.0, "ft": 0.3048}[lay.dem_units]
     with rasterio.open(lay.dem) as src:
         minx, miny, maxx, maxy = poly.buffer(30.0).bounds
@@ -199,7 +207,39 @@ def steep_area_sqm(poly: Polygon, lay: Layers, threshold_pct: float = 20.0) -> f
     rows, cols = np.indices(z.shape)
     xs, ys = rasterio.transform.xy(tr, rows.ravel(), cols.ravel())
     inside = shapely.contains_xy(poly, np.asarray(xs), np.asarray(ys)).reshape(z.shape)
+    return slope, inside, float(res)
+
+
+def steep_area_sqm(poly: Polygon, lay: Layers, threshold_pct: float = 20.0) -> float:
+    """Area of cells with slope >= threshold inside ``poly`` (Horn's method, DEM units)."""
+    slope, inside, res = slope_grid(poly, lay)
     return float(((slope >= threshold_pct) & inside).sum() * res * res)
+
+
+def mean_slope_pct(poly: Polygon, lay: Layers) -> float:
+    """Mean DEM slope (percent) of the cells inside ``poly``."""
+    slope, inside, _res = slope_grid(poly, lay)
+    return float(slope[inside].mean())
+
+
+def dominant_soil(poly: Polygon, lay: Layers) -> tuple[str, str, str]:
+    """MUSYM, map unit name and hydrologic group covering most of ``poly``."""
+    parts = lay.soils.assign(a=lay.soils.geometry.intersection(poly).area)
+    top = parts.sort_values(["a", "MUSYM"], ascending=[False, True]).iloc[0]
+    return str(top["MUSYM"]), str(top["muname"]), str(top["hydgrpdcd"])
+
+
+def usle_segment(dist: Polygon, lay: Layers) -> dict[str, float]:
+    """One declared USLE slope segment: the disturbance's longer side at its DEM mean slope.
+
+    The longer side of the (rectangular) disturbed area is a conservative overland flow
+    length; the slope is the mean of the DEM cells inside it, rounded up to 0.1 %.
+    """
+    rr = dist.minimum_rotated_rectangle.exterior.coords
+    sides = [Point(rr[i]).distance(Point(rr[i + 1])) for i in range(2)]
+    length_ft = math.ceil(max(sides) * SQFT_PER_SQM**0.5 / 10.0) * 10.0
+    slope_pct = math.ceil(mean_slope_pct(dist, lay) * 10.0) / 10.0
+    return {"length_ft": length_ft, "slope_pct": slope_pct}
 
 
 def downstream_stream_m(site: Polygon, lay: Layers) -> float:
@@ -211,24 +251,55 @@ def downstream_stream_m(site: Polygon, lay: Layers) -> float:
 
 
 def toml_value(v: Any) -> str:
-    """Format one TOML value (the few types submissions use)."""
+    """Format one TOML value (the types submissions use; dicts as inline tables)."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
         return repr(v)
     if isinstance(v, dt.date):
         return v.isoformat()
+    if isinstance(v, dict):
+        inner = ", ".join(f"{toml_key(k)} = {toml_value(x)}" for k, x in v.items())
+        return "{ " + inner + " }"
     if isinstance(v, (list, tuple)):
+        if any(isinstance(x, dict) for x in v):
+            return "[\n" + "".join(f"  {toml_value(x)},\n" for x in v) + "]"
         return "[" + ", ".join(toml_value(x) for x in v) + "]"
     return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def write_toml(path: Path, top: dict[str, Any], tables: dict[str, dict[str, Any]]) -> None:
-    """Write a flat TOML file: top-level keys, then one table per entry."""
+def toml_key(k: str) -> str:
+    """A bare key, or a quoted one ("1yr" starts with a digit but is still bare-safe)."""
+    return k if k.replace("_", "").replace("-", "").isalnum() else toml_value(k)
+
+
+#: Sub-tables written as ``[name.sub]`` sections rather than inline.
+SUB_TABLES = ("sequence", "bmps")
+
+
+def write_toml(path: Path, top: dict[str, Any], tables: dict[str, Any]) -> None:
+    """Write a TOML file: top-level keys, then one table per entry.
+
+    A table's dict values named in :data:`SUB_TABLES` become ``[table.sub]`` sections,
+    other dict values inline tables; a list of dicts becomes an array of tables.
+    """
     lines = [f"{k} = {toml_value(v)}" for k, v in top.items() if v is not None]
     for name, table in tables.items():
+        if isinstance(table, list):
+            for item in table:
+                lines += ["", f"[[{name}]]"]
+                lines += [f"{toml_key(k)} = {toml_value(v)}" for k, v in item.items()]
+            continue
+        subs = {k: v for k, v in table.items() if k in SUB_TABLES and isinstance(v, dict)}
         lines += ["", f"[{name}]"]
-        lines += [f"{k} = {toml_value(v)}" for k, v in table.items() if v is not None]
+        lines += [
+            f"{toml_key(k)} = {toml_value(v)}"
+            for k, v in table.items()
+            if v is not None and k not in subs
+        ]
+        for sub, body in subs.items():
+            lines += ["", f"[{name}.{sub}]"]
+            lines += [f"{toml_key(k)} = {toml_value(v)}" for k, v in body.items()]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -272,7 +343,8 @@ def write_sample(s: Sample) -> None:
         "site": site_file,
         "disturbance": dist_file,
     }
-    write_toml(folder / "submission.toml", top, {"activity": s.activity, "site_map": s.site_map})
+    tables: dict[str, Any] = {"activity": s.activity, "site_map": s.site_map, **s.tables}
+    write_toml(folder / "submission.toml", top, tables)
 
 
 # --------------------------------------------------------------------------- samples
@@ -313,6 +385,133 @@ def site_map(shows: tuple[str, ...] = ALL_FEATURES, **kw: Any) -> dict[str, Any]
     return out
 
 
+#: Somers' R factor is unconfirmed in georeview/data/usle.toml; the samples use Dane County's.
+SOMERS_R = {
+    "r_factor": 150.0,
+    "r_factor_source": "Dane County Erosion Control Manual value (R = 150) used as a regional "
+    "proxy; Kenosha County R unconfirmed",
+}
+#: Design rainfall for the Deerfield larger-site sample. NOT NOAA Atlas 14: see the README.
+SAMPLE_RAINFALL_IN = {"1yr": 2.5, "2yr": 2.9, "5yr": 3.6, "10yr": 4.2, "100yr": 6.6}
+SAMPLE_RAINFALL_SOURCE = (
+    "illustrative applicant-declared depths for the sample, not NOAA Atlas 14; replace with "
+    "Atlas 14 PFDS values at the site"
+)
+
+#: Declared area of the larger site's sediment basin, sq ft: above the area 31.06(3)(B)
+#: requires for its 5-year construction peak (``verify`` checks that the basin passes).
+BIG_BASIN_SQFT = 12000.0
+#: A Deerfield larger site that declares no [hydrology] or basin: peaks and basin unknown.
+LARGER_WITHOUT_HYDROLOGY = [
+    "§ 31.06(3)(B)",
+    "§ 31.06(3)(C)1.a",
+    "§ 31.06(3)(C)1.b",
+    "§ 31.06(3)(C)1.c",
+]
+
+
+def acres(poly: Polygon) -> float:
+    """Area in acres, two decimals."""
+    return round(poly.area / SQM_PER_ACRE, 2)
+
+
+def soils_text(dist: Polygon, lay: Layers) -> str:
+    """Soils description from the (synthetic) soils layer's dominant map unit."""
+    musym, name, hsg = dominant_soil(dist, lay)
+    return f"{name} ({musym}, hydrologic group {hsg}; synthetic SSURGO-style layer)"
+
+
+def somers_plan(
+    site: Polygon, dist: Polygon, lay: Layers, *, owner: str, receiving_water: str, work: str
+) -> dict[str, Any]:
+    """A complete Somers 17.10(B) plan table: every item of (3)(a)-(h), (5)(a)-(l) and (6)."""
+    dist_ac = acres(dist)
+    return {
+        "owner_name": owner,
+        "owner_address": "4800 Example Rd, Somers WI",
+        "consultant": {
+            "firm": "Example Civil Engineering",
+            "address": "100 Main St, Kenosha WI",
+            "contact": "A. Engineer, P.E.",
+        },
+        "site_description": work,
+        "usgs_topo_map": "Sheet C-0 inset: limits of disturbance on the USGS 7.5-minute map",
+        "schedule": "Controls May 1; clearing May 5; rough grading May; utilities and building "
+        "June-September; final grading and seeding by October 15",
+        "site_area_estimate_acres": acres(site),
+        "disturbed_area_estimate_acres": dist_ac,
+        "soils_description": soils_text(dist, lay),
+        "groundwater_depth_ft": 6.0,
+        "receiving_water": receiving_water,
+        "velocity_dissipation": "Riprap apron at each outfall (Sheet C-4)",
+        "maintenance": "Inspected weekly and within 24 hours of 0.5 in of rain; silt fence "
+        "cleaned at 1/3 height",
+        "control_calculations": "Sheet C-5: USLE soil loss per phase",
+        "uses_infiltration": False,
+        "sequence": {
+            "stripping_clearing": "May 5-9: strip topsoil to the stockpile (Sheet C-2)",
+            "rough_grading": "May 12-30",
+            "utilities_infrastructure_buildings": "June 2 - September 30",
+            "final_grading_landscaping": "October 1-15",
+            "clearing_start_date": dt.date(2025, 5, 5),
+            "exposure_days": 163,
+            "clearing_area_acres": dist_ac,
+            "controls_install_date": dt.date(2025, 5, 1),
+            "permanent_vegetation_date": dt.date(2025, 10, 15),
+        },
+        "bmps": {
+            "stabilization": "Seed and mulch within 7 days of inactivity (Sheet C-3)",
+            "diversion": "Diversion berm along the upslope edge",
+            "overland_flow": "Silt fence on the contour below all graded areas",
+            "channel_sediment_trapping": "Stone ditch checks in the swale",
+            "staging": "Two grading stages; no more than the stated area open at once",
+            "inlet_protection": "Inlet filter bags on the two street inlets downslope",
+            "tracking": "Stone tracking pad at the single entrance",
+            "offsite_cleanup": "Street swept at the end of each work day",
+            "waste_disposal": "Covered dumpster; concrete washout area",
+            "drainage_way_stabilization": "Erosion mat in the swale",
+            "permanent_stabilization": "Seed and erosion mat within 7 days of final grade",
+            "dust": "Water truck on dry, windy days",
+        },
+    }
+
+
+def somers_soil_loss(
+    dist: Polygon, lay: Layers, phases: list[dict[str, Any]], mep: str | None = None
+) -> dict[str, Any]:
+    """A Somers [soil_loss] table: dated phases, the DEM slope segment, the proxy R."""
+    out: dict[str, Any] = {"phases": phases, "slope_segments": [usle_segment(dist, lay)]}
+    out.update(SOMERS_R)
+    if mep:
+        out["mep_explanation"] = mep
+    return out
+
+
+def phase(cover: str, start: tuple[int, int], end: tuple[int, int]) -> dict[str, Any]:
+    """A dated 2025 construction phase on a usle.toml cover."""
+    return {"cover": cover, "start": dt.date(2025, *start), "end": dt.date(2025, *end)}
+
+
+def deerfield_major_plan(calcs: str) -> dict[str, Any]:
+    """Deerfield 31.09(1)(C)3-4 and (D): schedule, maintenance, sizing calculations."""
+    return {
+        "schedule": "Controls installed May 1 before any grading; clearing May 5; grading "
+        "May-June; building June-September; final grading and seeding by October 15",
+        "maintenance": "Inspected weekly and within 24 hours of 0.5 in of rain; sediment "
+        "removed at 1/3 height; controls kept until the site is stabilized",
+        "control_calculations": calcs,
+    }
+
+
+def statement_plan() -> dict[str, Any]:
+    """A minor-site plan statement (Somers 17.10(A), Deerfield 31.09(2))."""
+    return {
+        "schedule": "Silt fence May 1; excavation May 5; building May-August; seed and mulch "
+        "by September 1",
+        "bmp_summary": "Silt fence downslope, stone tracking pad, seed and mulch within 7 days",
+    }
+
+
 def along_stream(
     lay: Layers, name: str, near: tuple[float, float], u: float, v: float, w: float, h: float
 ) -> Polygon:
@@ -336,6 +535,42 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
 
     def flank(v: float, w: float, h: float) -> Polygon:
         return rect(drumlin[0] + v * dx, drumlin[1] + v * dy, w, h, drumlin[2])
+
+    big_site, big_dist = rect(595200, 286600, 200, 180), rect(595200, 286600, 180, 157.4)
+    big_slope = usle_segment(big_dist, lay)["slope_pct"]
+    graded = round(big_dist.area / big_site.area, 3)
+    # TR-55 inputs of the larger site: covers on the soils layer's groups, flow paths at the
+    # DEM mean slope of the disturbed area, and illustrative rainfall (not Atlas 14).
+    big_hydrology = {
+        "existing": [{"cover": "row_crops_straight_good", "hsg": "from_soils", "fraction": 1.0}],
+        "proposed": [
+            {"cover": "impervious", "hsg": "from_soils", "fraction": 0.55},
+            {"cover": "open_space_good", "hsg": "from_soils", "fraction": 0.45},
+        ],
+        "construction": [
+            {"cover": "newly_graded", "hsg": "from_soils", "fraction": graded},
+            {
+                "cover": "row_crops_straight_good",
+                "hsg": "from_soils",
+                "fraction": round(1.0 - graded, 3),
+            },
+        ],
+        "flow_path_pre": [
+            {
+                "kind": "sheet",
+                "length_ft": 100.0,
+                "slope_pct": big_slope,
+                "surface": "cultivated_high_residue",
+            },
+            {"kind": "shallow", "length_ft": 550.0, "slope_pct": big_slope, "surface": "unpaved"},
+        ],
+        "flow_path_post": [
+            {"kind": "sheet", "length_ft": 50.0, "slope_pct": big_slope, "surface": "grass_short"},
+            {"kind": "shallow", "length_ft": 600.0, "slope_pct": big_slope, "surface": "paved"},
+        ],
+        "rainfall_in": SAMPLE_RAINFALL_IN,
+        "rainfall_source": SAMPLE_RAINFALL_SOURCE,
+    }
 
     return [
         Sample(
@@ -363,6 +598,8 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
             "Regulated: 0.30 acre disturbed is over 4,000 sq ft (31.06(1)(C)) and under one acre, "
             "so minor (31.02(17)); minor-site statement 31.09(2).",
             fmt="geojson4326",
+            tables={"plan": statement_plan()},
+            review={"fail": [], "needs_info": []},
         ),
         Sample(
             "deerfield_major_commercial",
@@ -390,6 +627,8 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
             "Regulated (31.06(1)(C), (D): 2.5 acres and 1,800 cu yd); major because one acre or "
             "more is disturbed (31.02(16)); under 5 acres, so not a larger site (31.06(3)).",
             fmt="shp",
+            tables={"plan": deerfield_major_plan("Sheet C-4: silt fence and inlet protection")},
+            review={"fail": [], "needs_info": []},
         ),
         Sample(
             "deerfield_larger_site",
@@ -397,8 +636,8 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
             "Warehouse and truck yard",
             "Example Logistics Inc.",
             "A warehouse, truck yard and a wet detention basin.",
-            rect(595200, 286600, 200, 180),
-            rect(595200, 286600, 180, 157.4),
+            big_site,
+            big_dist,
             activity(
                 kinds=["building", "grading", "utility"],
                 fill_cubic_yards=9500,
@@ -415,9 +654,29 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
                 "larger_site": "yes",
             },
             "Regulated and major (31.06(1)(C), 31.02(16)); 7.0 acres disturbed at a time is 5 or "
-            "more, so the larger-site standards of 31.06(3) apply (peak flows before/after, "
-            "sediment basin sizing).",
+            "more, so the larger-site standards of 31.06(3) apply. TR-55 peaks (illustrative "
+            "rainfall, not Atlas 14) rise after development with no routed detention declared, "
+            "so 31.06(3)(C)1.a-c fail; the declared 12,000 sq ft, 3.5-ft-deep fenced sediment "
+            "basin meets the area required for the 5-year construction peak (31.06(3)(B)).",
             fmt="gpkg",
+            tables={
+                "plan": deerfield_major_plan("Sheet C-5: TR-55 peaks and sediment basin sizing"),
+                "hydrology": big_hydrology,
+                "basins": [
+                    {
+                        "id": "SB-1",
+                        "kind": "sediment",
+                        "area_sqft": BIG_BASIN_SQFT,
+                        "depth_ft": 3.5,
+                        "fence_height_ft": 4.0,
+                    }
+                ],
+            },
+            review={
+                "fail": ["§ 31.06(3)(C)1.a", "§ 31.06(3)(C)1.b", "§ 31.06(3)(C)1.c"],
+                "needs_info": [],
+                "peaks": True,
+            },
         ),
         Sample(
             "deerfield_etj_subdivision",
@@ -445,8 +704,12 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
             },
             "In Deerfield's extraterritorial area (Town of Deerfield, about 1 mile north); a "
             "subdivision, so regulated there (31.03(2)); major (31.02(16): subdivision, 9.9 "
-            "acres); larger site (31.06(3): 8 lots, 18.5 acres).",
+            "acres); larger site (31.06(3): 8 lots, 18.5 acres); no [hydrology] or basin is "
+            "declared, so the peaks (31.06(3)(C)1) and basin area (31.06(3)(B)) need "
+            "information.",
             fmt="geojson4326",
+            tables={"plan": deerfield_major_plan("Sheet C-4: silt fence and inlet protection")},
+            review={"fail": [], "needs_info": LARGER_WITHOUT_HYDROLOGY},
         ),
         Sample(
             "deerfield_etj_shed",
@@ -543,8 +806,12 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
             },
             "In the overlap of the Deerfield and Cambridge areas but nearer Deerfield: "
             "Deerfield's extraterritorial area (§ 66.0105); a subdivision, so regulated "
-            "(31.03(2)) and major (31.02(16)); 6 lots make it a larger site (31.06(3)).",
+            "(31.03(2)) and major (31.02(16)); 6 lots make it a larger site (31.06(3)); no "
+            "[hydrology] or basin is declared, so the peaks (31.06(3)(C)1) and basin area "
+            "(31.06(3)(B)) need information.",
             fmt="gpkg",
+            tables={"plan": deerfield_major_plan("Sheet C-4: silt fence and inlet protection")},
+            review={"fail": [], "needs_info": LARGER_WITHOUT_HYDROLOGY},
         ),
         Sample(
             "deerfield_farm",
@@ -586,6 +853,8 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
             "Regulated and major (31.06(1)(C), 31.02(16)); the disturbance reaches the wetland and "
             "the 1 % floodplain of Synthetic Creek, an extraordinary site (31.06(4)); the site "
             "map does not show the wetland, so 31.09(1)(A)2 fails.",
+            tables={"plan": deerfield_major_plan("Sheet C-4: silt fence and inlet protection")},
+            review={"fail": ["§ 31.09(1)(A)2"], "needs_info": []},
         ),
         Sample(
             "deerfield_steep",
@@ -612,6 +881,8 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
             "Regulated and major (31.06(1)(C), (D); 31.02(16)); the disturbance covers slopes "
             "over 20 % on the drumlin flank, an extraordinary site (31.06(4)).",
             fmt="shp",
+            tables={"plan": deerfield_major_plan("Sheet C-4: silt fence and slope breakers")},
+            review={"fail": [], "needs_info": []},
         ),
         Sample(
             "deerfield_small_patio",
@@ -632,6 +903,16 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
 
 def somers_samples(lay: Layers) -> list[Sample]:
     """The Somers samples (approximate limit, synthetic layers)."""
+    etj_site, etj_dist = rect(689000, 240060, 100, 110), rect(689000, 240055, 78, 78)
+    cp_site, cp_dist = rect(692550, 240800, 130, 110), rect(692550, 240800, 100, 55)
+    bad_site, bad_dist = rect(696000, 244000, 130, 120), rect(696000, 244000, 110, 100)
+    # Complete plan: one month bare, mulched a month, then seeded (usle.toml covers).
+    cp_phases = [
+        phase("bare", (5, 5), (6, 2)),
+        phase("mulch_hay_1_5_tpa", (6, 2), (7, 1)),
+        phase("temporary_seeding_annual", (7, 1), (10, 15)),
+        phase("permanent_seeding", (10, 15), (10, 31)),
+    ]
     return [
         Sample(
             "somers_etj_near_kenosha",
@@ -639,8 +920,8 @@ def somers_samples(lay: Layers) -> list[Sample]:
             "Contractor yard west of the village",
             "Example Excavating",
             "A contractor's yard and building in the Town of Paris.",
-            rect(689000, 240060, 100, 110),
-            rect(689000, 240055, 78, 78),
+            etj_site,
+            etj_dist,
             activity(
                 kinds=["building", "grading"],
                 fill_cubic_yards=1500,
@@ -657,8 +938,39 @@ def somers_samples(lay: Layers) -> list[Sample]:
             },
             "In the Town of Paris within 1.5 miles of Somers and 3 miles of Kenosha, on Somers' "
             "side of the equidistant line: Somers' extraterritorial area, where chapter 17 "
-            "applies to all land (17.04(B)); 1.5 acres, so 17.08 and a full plan (17.10(B)); "
-            "runoff reaches Synthetic Pike River tributary within 1/4 mile (17.10(B)(4)(h)).",
+            "applies to all land (17.04(B)); 1.5 acres, so 17.08 and a full plan (17.10(B)). "
+            "The downstream trace first meets a mapped wetland (WWI30S00003) about 390 ft away, "
+            "within 1/4 mile, and the map shows the discharge (17.10(B)(4)(h) passes). Soil "
+            "loss is over 5 t/ac/yr because the yard stays bare May-September, so "
+            "17.08(C)(2)(a) fails; the written maximum-extent-practicable explanation is given "
+            "for the administrator to judge (17.08(C)(2)(c), 17.055).",
+            tables={
+                "plan": somers_plan(
+                    etj_site,
+                    etj_dist,
+                    lay,
+                    owner="Example Excavating",
+                    receiving_water="Wetland WWI30S00003 (synthetic wetland layer), about 400 ft "
+                    "downslope",
+                    work="2.7-acre parcel in the Town of Paris; contractor building and yard",
+                ),
+                # The yard stays graded bare through the season; gravel only in October.
+                "soil_loss": somers_soil_loss(
+                    etj_dist,
+                    lay,
+                    [phase("bare", (5, 5), (10, 1)), phase("gravel", (10, 1), (10, 31))],
+                    mep="The equipment yard is regraded and compacted all season and can be "
+                    "surfaced with gravel only after the building is closed in (October); silt "
+                    "fence on the east and north edges, a stone tracking pad and a sediment trap "
+                    "at the northeast corner reduce the load to the maximum extent practicable.",
+                ),
+            },
+            review={
+                "fail": ["§ 17.08(C)(2)(a)"],
+                "needs_info": [],
+                "soil_loss": ">5",
+                "receiving": "wetland WWI30S00003",
+            },
         ),
         Sample(
             "somers_village_small",
@@ -685,6 +997,8 @@ def somers_samples(lay: Layers) -> list[Sample]:
             "Inside the (approximate) Somers limits (17.04(A), (B)); 0.25 acre is under one acre: "
             "performance standards 17.07 and an erosion control plan statement (17.10(A)).",
             fmt="gpkg",
+            tables={"plan": statement_plan()},
+            review={"fail": [], "needs_info": []},
         ),
         Sample(
             "somers_complete_plan",
@@ -692,8 +1006,8 @@ def somers_samples(lay: Layers) -> list[Sample]:
             "Medical office by the creek",
             "Example Health",
             "Office building, parking and a wet pond near the ditch.",
-            rect(692550, 240800, 130, 110),
-            rect(692550, 240800, 100, 55),
+            cp_site,
+            cp_dist,
             activity(
                 kinds=["building", "utility"],
                 fill_cubic_yards=2200,
@@ -711,8 +1025,23 @@ def somers_samples(lay: Layers) -> list[Sample]:
             },
             "Regulated, one acre or more: 17.08 and a full plan (17.10(B)); the site map at "
             "1 in = 50 ft with 2-ft contours and a grid shows every feature, so the site-map "
-            "findings 17.10(B)(4)(a)-(j) pass.",
+            "findings 17.10(B)(4)(a)-(j) pass; every plan item of 17.10(B)(3), (5) and (6) is "
+            "given and the USLE soil loss is under 5 t/ac/yr (17.08(C)(2)(a), 17.10(B)(3)(e)): "
+            "no compliance finding fails or needs information.",
             fmt="shp",
+            tables={
+                "plan": somers_plan(
+                    cp_site,
+                    cp_dist,
+                    lay,
+                    owner="Example Health",
+                    receiving_water="Wetland WWI30S00002 (synthetic wetland layer), about "
+                    "950 ft downslope",
+                    work="3.5-acre lot; medical office building, parking and a wet pond",
+                ),
+                "soil_loss": somers_soil_loss(cp_dist, lay, cp_phases),
+            },
+            review={"fail": [], "needs_info": [], "soil_loss": "<=5"},
         ),
         Sample(
             "somers_bad_map",
@@ -720,8 +1049,8 @@ def somers_samples(lay: Layers) -> list[Sample]:
             "Retail building",
             "Example Retail",
             "A retail building and parking lot.",
-            rect(696000, 244000, 130, 120),
-            rect(696000, 244000, 110, 100),
+            bad_site,
+            bad_dist,
             activity(
                 kinds=["building"],
                 fill_cubic_yards=2600,
@@ -738,7 +1067,25 @@ def somers_samples(lay: Layers) -> list[Sample]:
             },
             "Regulated, full plan (17.08, 17.10(B)); the site map fails 17.10(B)(4): 1 in = "
             "200 ft is coarser than 100 ft per inch, 10-ft contours exceed 5 ft, and no grid "
-            "((4)(j)).",
+            "((4)(j)); the plan and soil loss (under 5 t/ac/yr) pass, so these are its only "
+            "failures.",
+            tables={
+                "plan": somers_plan(
+                    bad_site,
+                    bad_dist,
+                    lay,
+                    owner="Example Retail",
+                    receiving_water="Storm sewer on the adjoining street (no mapped water within "
+                    "1/4 mile downstream)",
+                    work="3.9-acre lot; retail building and parking",
+                ),
+                "soil_loss": somers_soil_loss(bad_dist, lay, cp_phases),
+            },
+            review={
+                "fail": ["§ 17.10(B)(4)", "§ 17.10(B)(4)", "§ 17.10(B)(4)(j)"],
+                "needs_info": [],
+                "soil_loss": "<=5",
+            },
         ),
         Sample(
             "somers_agricultural",
@@ -754,6 +1101,7 @@ def somers_samples(lay: Layers) -> list[Sample]:
             "Nonpoint discharges from agricultural facilities and practices are exempt "
             "(17.04(A)(2)(c)).",
             fmt="geojson3071",
+            review={"fail": [], "needs_info": []},
         ),
         Sample(
             "somers_state_agency",
@@ -772,6 +1120,7 @@ def somers_samples(lay: Layers) -> list[Sample]:
             site_map(),
             {"jurisdiction": "village", "regulated": "no", "category": "-", "larger_site": "no"},
             "An activity conducted by a state agency: chapter 17 does not apply (17.04(C)).",
+            review={"fail": [], "needs_info": []},
         ),
     ]
 
@@ -822,7 +1171,130 @@ def check(s: Sample, lay: Layers) -> dict[str, Any]:
     return facts
 
 
-def readme(samples: list[Sample], facts: dict[str, dict[str, Any]]) -> str:
+COMPLIANCE_KINDS = ("limit", "required")
+
+
+def verify(s: Sample) -> dict[str, Any]:
+    """Review the written sample with georeview and stop if it does not report what it should.
+
+    Checks regulated / category / larger site against the README columns, the citations of
+    the failing and needs_info compliance findings (kinds limit and required) against
+    ``s.review``, and whether soil loss and peaks were computed. Returns a digest for the
+    README's findings section.
+    """
+    from georeview.review import review
+
+    rep = review(SAMPLES / s.name).to_dict()
+    cls = rep["classification"]
+    got = {
+        "regulated": "yes" if cls["regulated"] else "no",
+        "category": cls["category"] or "-",
+        "larger_site": "yes" if cls["larger_site"] else "no",
+    }
+    errors = [f"{k} {v} != {s.expect[k]}" for k, v in got.items() if v != s.expect[k]]
+    findings = [f for f in rep["findings"] if f["status"] in ("fail", "needs_info")]
+    for status in ("fail", "needs_info"):
+        cites = sorted(
+            f["citation"]
+            for f in findings
+            if f["status"] == status and f["kind"] in COMPLIANCE_KINDS
+        )
+        if cites != sorted(s.review.get(status, [])):
+            errors.append(f"{status}: review gives {cites}, expected {s.review.get(status, [])}")
+    m = rep["measures"]
+    loss = m.get("soil_loss_tons_per_acre_year")
+    want_loss = s.review.get("soil_loss")
+    if want_loss is None and loss is not None:
+        errors.append(f"soil loss {loss} computed, none expected")
+    if want_loss == "<=5" and not (loss is not None and loss <= 5.0):
+        errors.append(f"soil loss {loss} is not <= 5 t/ac/yr")
+    if want_loss == ">5" and not (loss is not None and loss > 5.0):
+        errors.append(f"soil loss {loss} is not > 5 t/ac/yr")
+    peaks = m.get("peak_flow_cfs") or {}
+    have_peaks = bool(peaks) and all(
+        (peaks.get(st) or {}).get(c) is not None
+        for st in ("1yr", "2yr", "10yr", "100yr")
+        for c in ("pre", "post")
+    )
+    if have_peaks != bool(s.review.get("peaks")):
+        errors.append(f"peaks computed: {have_peaks}, expected {bool(s.review.get('peaks'))}")
+    down = m.get("downstream") or {}
+    if "receiving" in s.review and not (
+        down.get("receiving_feature") == s.review["receiving"]
+        and down.get("reaches_water_within_quarter_mile") is True
+    ):
+        errors.append(f"downstream trace meets {down.get('receiving_feature')}")
+    eng = rep.get("engineering") or {}
+    basin = eng.get("sediment_basin") or {}
+    if s.tables.get("basins") and basin.get("ok") is not True:
+        errors.append(f"declared sediment basin does not pass: {basin}")
+    if errors:
+        raise SystemExit(f"{s.name}: " + "; ".join(errors))
+    return {
+        "findings": [(f["status"], f["kind"], f["citation"], f["message"]) for f in findings],
+        "soil_loss": loss,
+        "peaks": peaks if have_peaks else None,
+        "basin": basin if s.tables.get("basins") else None,
+        "downstream": m.get("downstream") or {},
+    }
+
+
+def fmt_peaks(peaks: dict[str, dict[str, float]] | None) -> str:
+    """``1yr 7.4 -> 11.2; ...`` (pre -> post, cfs)."""
+    if not peaks:
+        return "-"
+    return "; ".join(
+        f"{st} {peaks[st]['pre']:.1f} -> {peaks[st]['post']:.1f}"
+        for st in ("1yr", "2yr", "10yr", "100yr")
+    )
+
+
+def findings_section(samples: list[Sample], digests: dict[str, dict[str, Any]]) -> list[str]:
+    """The README section written from the review output: counts, figures, citations."""
+    out = [
+        "",
+        "## What `georeview review` reports",
+        "",
+        "Written by `make_samples.py` from `georeview.review.review()` on each sample after it "
+        "is written; the script stops if a review's failing or needs_info compliance "
+        "citations (finding kinds `limit` and `required`), its regulated / category / larger "
+        "site, or whether it computes soil loss and peaks differ from what the sample "
+        "declares it should show.",
+        "",
+        "| site | compliance fail | compliance needs_info | soil loss t/ac/yr (limit 5) "
+        "| peak cfs, pre -> post | sediment basin sq ft, required / declared |",
+        "|---|---|---|---|---|---|",
+    ]
+    for s in samples:
+        d = digests[s.name]
+        comp = [f for f in d["findings"] if f[1] in COMPLIANCE_KINDS]
+        n_fail = sum(1 for f in comp if f[0] == "fail")
+        n_ni = sum(1 for f in comp if f[0] == "needs_info")
+        loss = "-" if d["soil_loss"] is None else f"{d['soil_loss']:.2f}"
+        b = d["basin"]
+        basin = (
+            f"{b['required_area_sqft']:,.0f} / {b['declared_total_area_sqft']:,.0f}" if b else "-"
+        )
+        out.append(f"| {s.name} | {n_fail} | {n_ni} | {loss} | {fmt_peaks(d['peaks'])} | {basin} |")
+    out += [
+        "",
+        "Key findings per sample (every `fail` and `needs_info`, all kinds; `info` findings "
+        "are reminders, not compliance):",
+        "",
+    ]
+    for s in samples:
+        d = digests[s.name]
+        if not d["findings"]:
+            continue
+        out.append(f"- **{s.name}**")
+        for status, kind, cite, msg in d["findings"]:
+            out.append(f"  - {status} ({kind}) {cite}: {msg}")
+    return out
+
+
+def readme(
+    samples: list[Sample], facts: dict[str, dict[str, Any]], digests: dict[str, dict[str, Any]]
+) -> str:
     """The sample README: how to run them and the machine-readable conclusions table."""
     head = """# Sample submissions
 
@@ -840,10 +1312,37 @@ its overlap with the wetland, flood-zone and DEM layers, and stops if a site doe
 its line below says. Deerfield's village limit is real; Somers' limit and all the wetland,
 floodplain, stream, soil, road and DEM layers are synthetic or approximate (layers/README.md).
 
-Every fact in `[activity]` and `[site_map]` is stated (0 or false where it does not apply), so
-no finding should be `needs_info` for want of a submitted fact. For Somers, category `major`
-means one acre or more (performance standards 17.08, full plan 17.10(B)) and `minor` under one
-acre (17.07, plan statement 17.10(A)).
+Every fact in `[activity]` and `[site_map]` is stated (0 or false where it does not apply).
+Regulated sites also carry a `[plan]` table (a full Somers 17.10(B) plan, the Deerfield
+31.09(1)(C)-(D) items, or a minor-site statement), so plan items are not `needs_info` either,
+except where a sample is meant to show a gap (below). For Somers, category `major` means one
+acre or more (performance standards 17.08, full plan 17.10(B)) and `minor` under one acre
+(17.07, plan statement 17.10(A)).
+
+Engineering inputs, and what they are:
+
+- Somers `[soil_loss]` (somers_complete_plan, somers_bad_map, somers_etj_near_kenosha): dated
+  construction phases on the covers of `georeview/data/usle.toml`, one slope segment (the
+  disturbed area's longer side at its DEM mean slope, measured by this script) and
+  `r_factor = 150` with the source "Dane County Erosion Control Manual value used as a
+  regional proxy; Kenosha County R unconfirmed": usle.toml has no confirmed R for Somers.
+  K comes from the (synthetic) soils layer. No phase gives `r_fraction`, so the review
+  spreads erosivity evenly over the year and warns that a summer schedule may be
+  underestimated.
+- Deerfield `[hydrology]` and `[[basins]]` (deerfield_larger_site): existing, proposed and
+  construction cover tables on the soils layer's hydrologic groups, flow paths for Tc, and
+  `rainfall_in` = 1-yr 2.5, 2-yr 2.9, 5-yr 3.6, 10-yr 4.2, 100-yr 6.6 in. These depths are
+  **illustrative applicant-declared depths for the sample, not NOAA Atlas 14; replace with
+  Atlas 14 PFDS values at the site** (`georeview/data/rainfall.toml` has no confirmed depths).
+  The peaks shown are therefore a demonstration of the method, not design values.
+
+Deliberate outcomes: somers_etj_near_kenosha exceeds 5 t/ac/yr (its yard stays bare from May
+to October) and gives a written maximum-extent-practicable explanation; deerfield_larger_site
+declares no routed detention outflow, so its post-development peaks exceed the
+pre-development peaks and 31.06(3)(C)1.a-c fail, while its sediment basin is sized to pass
+31.06(3)(B); the two extraterritorial Deerfield subdivisions are larger sites that declare no
+`[hydrology]` or basin, so their peaks and basin area are `needs_info`; deerfield_wetland_floodplain
+omits the wetland from its map and somers_bad_map has a coarse, ungridded map.
 
 ## What a reviewer should conclude
 
@@ -883,15 +1382,21 @@ The test suite parses this table: keep its columns.
         "municipalities (the equidistant line), whichever is nearest.",
         "",
     ]
-    return head + "\n".join(rows) + "\n" + "\n".join(meas + tail)
+    return (
+        head + "\n".join(rows) + "\n" + "\n".join(findings_section(samples, digests) + meas + tail)
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     """Build every sample and the README."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check-only", action="store_true", help="check, write nothing")
+    parser.add_argument(
+        "--no-review", action="store_true", help="write the samples, skip the review and README"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    logging.getLogger("georeview").setLevel(logging.WARNING)  # the reviews' own progress
     pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": PINNED_DATE})
     samples: list[Sample] = []
     facts: dict[str, dict[str, Any]] = {}
@@ -905,7 +1410,13 @@ def main(argv: list[str] | None = None) -> None:
         return
     for s in samples:
         write_sample(s)
-    (SAMPLES / "README.md").write_text(readme(samples, facts), encoding="utf-8")
+    if args.no_review:
+        return
+    digests = {}
+    for s in samples:
+        digests[s.name] = verify(s)
+        log.info("%s: review as expected", s.name)
+    (SAMPLES / "README.md").write_text(readme(samples, facts, digests), encoding="utf-8")
 
 
 if __name__ == "__main__":
