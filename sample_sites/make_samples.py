@@ -31,6 +31,8 @@ import shapely
 from shapely import affinity
 from shapely.geometry import Point, Polygon, box
 
+from georeview.config import SITE_MAP_FEATURES
+
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,33 +46,8 @@ ETJ_M = {"village": 1.5 * M_PER_MILE, "city_1_3": 3.0 * M_PER_MILE}
 #: Sites keep at least this distance from a jurisdiction line unless meant to straddle it.
 LINE_MARGIN_M = 150.0
 PINNED_DATE = "2025-01-17T00:00:00Z"
-ALL_FEATURES = (
-    "site_boundary",
-    "adjacent_lands",
-    "topography",
-    "vegetative_cover",
-    "drainage",
-    "roads",
-    "surface_waters",
-    "streams",
-    "lakes",
-    "wetlands",
-    "watercourses",
-    "floodplain",
-    "floodway",
-    "soils",
-    "utilities",
-    "structures",
-    "disturbance",
-    "post_grading_drainage",
-    "controls",
-    "stabilization_areas",
-    "vegetated_areas",
-    "downstream_discharge",
-    "infiltration_areas",
-    "grid",
-    "final_conditions",
-)
+#: Every feature a site map can show (the schema's list, so a sample can never drift from it).
+ALL_FEATURES = SITE_MAP_FEATURES
 
 
 def rect(cx: float, cy: float, w: float, h: float, angle: float = 0.0) -> Polygon:
