@@ -170,19 +170,11 @@ def _open_vector(
     """
     if not path.exists():
         raise DataSourceError("file not found", path=path, field=label)
-    if path.suffix.lower() == ".shp":
-        for side in (".shx", ".dbf"):
-            if not path.with_suffix(side).exists() and not path.with_suffix(side.upper()).exists():
-                raise DataSourceError(
-                    f"shapefile is missing its {side} file (a shapefile is .shp + .shx + .dbf"
-                    " + .prj)",
-                    path=path,
-                    field=label,
-                )
+    _check_shapefile_parts(path, label)
     try:
         info = pyogrio.read_info(path, layer=layer)
     except Exception as exc:  # pyogrio raises several driver-specific classes
-        raise DataSourceError(f"cannot open as a vector layer ({_short(exc)})", path=path) from None
+        raise _driver_error(exc, "cannot open as a vector layer", path, label) from None
     if max_features is None:
         max_features = limits().max_layer_features
     if info.get("features", 0) > max_features:
@@ -203,17 +195,35 @@ def _open_vector(
         read_bbox = _bbox_into(bbox, bbox_crs, info["crs"], path)
     try:
         gdf = pyogrio.read_dataframe(path, layer=layer, bbox=read_bbox)
-    except UnicodeDecodeError as exc:
-        raise DataSourceError(
+    except Exception as exc:
+        raise _driver_error(exc, "cannot read features", path, label) from None
+    return gdf
+
+
+def _check_shapefile_parts(path: Path, label: str | None) -> None:
+    """Refuse a shapefile without its .shx or .dbf before GDAL tries to open it."""
+    if path.suffix.lower() != ".shp":
+        return
+    for side in (".shx", ".dbf"):
+        if not path.with_suffix(side).exists() and not path.with_suffix(side.upper()).exists():
+            raise DataSourceError(
+                f"shapefile is missing its {side} file (a shapefile is .shp + .shx + .dbf + .prj)",
+                path=path,
+                field=label,
+            )
+
+
+def _driver_error(exc: Exception, what: str, path: Path, label: str | None) -> DataSourceError:
+    """Turn a pyogrio/GDAL failure into a DataSourceError naming the file."""
+    if isinstance(exc, UnicodeDecodeError):
+        return DataSourceError(
             f"attribute text is not UTF-8 (byte 0x{exc.object[exc.start]:02x} at {exc.start});"
             " GeoJSON must be UTF-8 (RFC 7946 section 11), a shapefile names its encoding in a"
             " .cpg file: export the file again as UTF-8",
             path=path,
             field=label,
-        ) from None
-    except Exception as exc:
-        raise DataSourceError(f"cannot read features ({_short(exc)})", path=path) from None
-    return gdf
+        )
+    return DataSourceError(f"{what} ({_short(exc)})", path=path, field=label)
 
 
 def _bbox_into(
@@ -230,14 +240,15 @@ def _bbox_into(
     return tuple(t.transform_bounds(*bbox, densify_pts=21))  # type: ignore[return-value]
 
 
-def _layer_names(path: Path) -> list[str]:
+def _layer_names(path: Path, label: str | None = None) -> list[str]:
     """Names of the vector layers with geometry in a file (one for most formats)."""
     if not path.exists():
         return [None]  # type: ignore[list-item]  # _open_vector reports the missing file
+    _check_shapefile_parts(path, label)
     try:
         layers = pyogrio.list_layers(path)
     except Exception as exc:
-        raise DataSourceError(f"cannot open as a vector layer ({_short(exc)})", path=path) from None
+        raise _driver_error(exc, "cannot open as a vector layer", path, label) from None
     with_geom = [str(name) for name, gtype in layers if gtype is not None]
     return with_geom or [None]  # type: ignore[list-item]
 
@@ -263,7 +274,7 @@ def read_layer(
     """
     path = Path(path)
     if layer is None:
-        names = _layer_names(path)
+        names = _layer_names(path, label)
     else:
         names = [layer] if isinstance(layer, str) else list(layer)
     if len(names) > 1:
@@ -329,7 +340,7 @@ def read_polygons(
             field=field,
         )
     _check_upload_size(path, lim.max_upload_bytes, field)
-    names = _layer_names(path)
+    names = _layer_names(path, field)
     if len(names) > 1:
         raise DataSourceError(
             f"has {len(names)} layers ({', '.join(names)}); a submission file must hold one",

@@ -566,7 +566,7 @@ def vertical_units_warnings(
     if not (low - _ELEVATION_MARGIN_FT <= median_ft <= high + _ELEVATION_MARGIN_FT):
         out.append(
             f"DEM {where}: the median elevation around the site reads as {median_ft:,.0f} ft,"
-            f" outside Wisconsin's land surface ({low:,.0f} to {high:,.0f} ft); are the"
+            f" outside Wisconsin's land surface ({low:,.1f} to {high:,.0f} ft); are the"
             " declared vertical units right? Slopes would be off by a factor of 3.28."
         )
     if max_slope_pct is not None and max_slope_pct > IMPLAUSIBLE_SLOPE_PCT:
