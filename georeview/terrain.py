@@ -530,11 +530,11 @@ def vertical_units_warnings(
     Heuristic (Wisconsin): the median elevation of the DEM window around *area*,
     converted to feet with *vertical_units*, must lie within Wisconsin's land surface
     (:data:`WISCONSIN_ELEVATION_FT`, 577.5 to 1,951 ft, with a 25 ft margin). Wisconsin
-    elevations in metres (176-595) declared as feet fall below it, and elevations in feet
-    (579-1,951) declared as metres fall above it (x 3.28) everywhere except within about
-    20 ft of Lake Michigan's level. Second, a steepest slope above
-    :data:`IMPLAUSIBLE_SLOPE_PCT` (300 %) is flagged, the sign of feet declared as metres
-    (slopes x 3.28). The check warns; it never changes a number.
+    elevations in metres (176-595) declared as feet fall below it except above 552 m
+    (1,813 ft, the highest northern hills), and elevations in feet (579-1,951) declared as
+    metres fall above it (x 3.28) except below 602 ft (the Lake Michigan shore). Second, a
+    steepest slope above :data:`IMPLAUSIBLE_SLOPE_PCT` (300 %) is flagged, the sign of feet
+    declared as metres (slopes x 3.28). The check warns; it never changes a number.
 
     Parameters
     ----------
