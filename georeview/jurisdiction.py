@@ -268,7 +268,10 @@ def locate(site: shapely.Geometry, j: Jurisdictions, *, unit_m: float = 1.0) -> 
     etj = shapely.area(shapely.intersection(site, j.extraterritorial))
     outside = max(total - village - etj, 0.0)
     areas = {"village": village, "extraterritorial": etj, "outside": outside}
-    status = max(areas, key=lambda k: areas[k])
+    # Largest share wins; shares equal to 1e-9 (a site split evenly along the limit,
+    # where float noise from the vertex order would decide) go to the first in this
+    # order: the village's own rules before its extraterritorial ones.
+    status = max(areas, key=lambda k: (round(areas[k] / total, 9), -list(areas).index(k)))
     straddles = sum(a / total >= SLIVER_SHARE for a in areas.values()) > 1
     munis: dict[str, float] = {}
     if village > 0:

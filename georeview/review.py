@@ -385,6 +385,11 @@ def measure_terrain(
     out["downstream"] = down.to_dict()
     if down.reason:
         warnings.append(f"Downstream trace: {down.reason}")
+    # A DEM whose elevations or slopes are implausible for its declared vertical units
+    # (metres declared feet, or the reverse) is flagged, never silently used.
+    warnings += terrain.vertical_units_warnings(
+        path, units, site, crs, max_slope_pct=out.get("max_slope_pct")
+    )
     if down.path is not None and not shapely.is_empty(down.path):
         maps["downstream"] = gpd.GeoDataFrame(
             {
