@@ -46,13 +46,14 @@ def main() -> None:
         if (d / "submission.toml").exists()
     )
     t = time_cli(["--version"], a.runs)
-    print(f"{'start-up (georeview --version)':48s} median {statistics.median(t):6.2f} s")
+    print(f"{'start-up (georeview --version)':60s} median {statistics.median(t):6.2f} s")
     for site in sites:
-        t = time_cli(["review", site], a.runs)
-        print(
-            f"{'review ' + site:48s} median {statistics.median(t):6.2f} s "
-            f"(min {min(t):.2f}, max {max(t):.2f}, {a.runs} runs)"
-        )
+        for label, extra in (("", []), (" --no-terrain", ["--no-terrain"])):
+            t = time_cli(["review", site, *extra], a.runs)
+            print(
+                f"{'review ' + site + label:60s} median {statistics.median(t):6.2f} s "
+                f"(min {min(t):.2f}, max {max(t):.2f}, {a.runs} runs)"
+            )
 
 
 if __name__ == "__main__":

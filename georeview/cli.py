@@ -47,7 +47,9 @@ def _review(args: argparse.Namespace) -> int:
         return EXIT_OK
     if (out / "report.json").exists() and not args.overwrite:
         raise OutputError("report.json exists; pass --overwrite to replace it", path=out)
-    result = review(target, Path(args.layers) if args.layers else None)
+    result = review(
+        target, Path(args.layers) if args.layers else None, with_terrain=not args.no_terrain
+    )
     paths = write_reports(result, out, with_map=not args.no_map)
     c = result.judgement
     verdict = (
@@ -125,6 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--layers", help="layers folder (default: layers/<municipality>)")
     p.add_argument("--overwrite", action="store_true", help="replace existing reports")
     p.add_argument("--no-map", action="store_true", help="skip map.html")
+    p.add_argument(
+        "--no-terrain",
+        action="store_true",
+        help="skip the DEM (slopes, contours, downstream trace): their findings say needs_info",
+    )
     p.set_defaults(func=_review)
 
     p = sub.add_parser("rules", help="print every rule with its citation", parents=[common])

@@ -92,7 +92,7 @@ class Review:
                     "reaches_water_within_quarter_mile": None,
                     "distance_ft": None,
                     "receiving_feature": None,
-                    "reason": "no DEM for this municipality",
+                    "reason": "not traced: no DEM in layers.toml, or terrain skipped",
                 },
                 "slope": {
                     k: self.terrain.get(k)
@@ -265,7 +265,11 @@ def review(
     hydro = layers.read("hydrography", bbox=bbox)
     terrain: dict[str, Any] = {}
     map_extra: dict[str, gpd.GeoDataFrame] = {}
-    if with_terrain:
+    if not with_terrain:
+        warnings.append(
+            "Terrain skipped (--no-terrain): slopes and the downstream trace are not measured."
+        )
+    else:
         terrain, map_extra, terr_warn = measure_terrain(
             layers, site, disturbance, crs, hydro=hydro, wetlands=wetlands
         )
