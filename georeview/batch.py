@@ -340,6 +340,7 @@ def review_many(
             sites.append(site)
     _write_summary(summary_csv, rows)
     gpkg = _write_sites(out / "sites.gpkg", rows, sites)
+    _write_index(out / "index.html", rows, sites, title=f"Batch review: {folder.name}")
     return BatchResult(
         out=out,
         rows=tuple(rows),
@@ -358,6 +359,42 @@ def _write_summary(path: Path, rows: list[dict[str, Any]]) -> None:
     for r in rows:
         w.writerow({k: r.get(k, "") for k in SUMMARY_COLUMNS})
     write_atomic(path, buf.getvalue())
+
+
+def _write_index(path: Path, rows: list[dict[str, Any]], sites: list[Any], *, title: str) -> Path:
+    """Write index.html: a sortable table and a map of every submission, linked to its report.
+
+    Error rows have no site and appear in the table only.
+    """
+    import geopandas as gpd
+    import pandas as pd
+
+    from georeview.index import write_index
+
+    frame = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+    frame["report_html"] = [f"{r['name']}/report.html" if r["status"] == "ok" else "" for r in rows]
+    gdf = gpd.GeoDataFrame(frame, geometry=list(sites), crs=_SUMMARY_CRS)
+    columns = [
+        "name",
+        "status",
+        "jurisdiction",
+        "regulated",
+        "category",
+        "larger_site",
+        "fail",
+        "needs_info",
+        "disturbed_area_sqft",
+        "error",
+        "report_html",
+    ]
+    return write_index(
+        gdf,
+        path,
+        title=title,
+        working_crs=_SUMMARY_CRS,
+        columns=columns,
+        link_column="report_html",
+    )
 
 
 def _write_sites(path: Path, rows: list[dict[str, Any]], sites: list[Any]) -> Path | None:

@@ -1514,6 +1514,7 @@ def run_screen(
     partition_size: int = PARTITION_SIZE,
     overwrite: bool = False,
     on_partition: Callable[[int, int], None] | None = None,
+    index: Path | str | None = None,
 ) -> ScreenSummary:
     """Screen every parcel of a file against a municipality's layers and ordinance.
 
@@ -1541,6 +1542,8 @@ def run_screen(
         Replace an existing output.
     on_partition : callable, optional
         Called with ``(finished_partitions, total_partitions)`` after each partition is saved.
+    index : path, optional
+        Also write this results page (index.html: table and map of every parcel).
 
     Returns
     -------
@@ -1591,6 +1594,8 @@ def run_screen(
             for i, start, count in todo:
                 save(i, screen_slice(source, start, count, ctx))
     stats = assemble(work, out, len(parts))
+    if index is not None:
+        write_screen_index(work, len(parts), Path(index), layers, title=f"Screening: {out.name}")
     work.remove()
     return ScreenSummary(
         out=out,
@@ -1601,6 +1606,56 @@ def run_screen(
         errors=tuple(stats["errors"]),
         seconds=time.perf_counter() - t0,
     )
+
+
+#: Parcels beyond which no index.html is drawn (a browser page is for a village or a county).
+INDEX_MAX_ROWS = 250_000
+#: Columns of the screening's index.html table, in this order.
+INDEX_COLUMNS = (
+    "parcel_id",
+    "status",
+    "jurisdiction",
+    "regulated",
+    "category",
+    "larger_site",
+    "extraordinary",
+    "area_sqft",
+    "floodplain_sqft",
+    "floodway_sqft",
+    "wetland_sqft",
+    "steep_slope_sqft",
+    "citations",
+    "error",
+)
+
+
+def write_screen_index(
+    work: WorkFolder, n_parts: int, path: Path, layers: Any, *, title: str
+) -> Path | None:
+    """Write index.html over a finished screening: its table and a map of every parcel.
+
+    Reads the finished partitions one at a time, keeping only the table columns and
+    the geometry. Skipped, with a warning, past :data:`INDEX_MAX_ROWS` parcels.
+    """
+    import geopandas as gpd
+
+    from georeview.index import write_index
+
+    frames = []
+    total = 0
+    for i in range(n_parts):
+        part = _read_part(work.part(i))
+        total += len(part)
+        if total > INDEX_MAX_ROWS:
+            log.warning(
+                "index.html not written: more than %d parcels (open the output in a GIS)",
+                INDEX_MAX_ROWS,
+            )
+            return None
+        keep = [c for c in INDEX_COLUMNS if c in part.columns]
+        frames.append(part[[*keep, part.geometry.name]])
+    rows = gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), crs=frames[0].crs)
+    return write_index(rows, path, title=title, working_crs=layers.working_crs)
 
 
 # --------------------------------------------------------------------------- command line
@@ -1628,6 +1683,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--partition-size", type=int, default=PARTITION_SIZE, help="parcels per partition"
     )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    parser.add_argument(
+        "--index",
+        metavar="FILE.html",
+        help="also write a results page: sortable table and map of every parcel",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -1643,6 +1703,7 @@ def main(args: argparse.Namespace) -> int:
         "scheduler": args.scheduler,
         "partition_size": args.partition_size,
         "overwrite": args.overwrite,
+        "index": args.index,
     }
     if show:
         from rich.console import Console

@@ -1,0 +1,71 @@
+"""index.html is written next to batch reviews and, on request, next to a screening."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import geopandas as gpd
+import pytest
+
+from georeview.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_batch_review_writes_an_index_linking_each_report(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    for name in ("deerfield_minor_home", "deerfield_outside"):
+        shutil.copytree(REPO / "sample_sites" / name, folder / name)
+    out = tmp_path / "out"
+    assert main(["review", str(folder), "--out", str(out), "-q"]) == 0
+    page = (out / "index.html").read_text(encoding="utf-8")
+    for name in ("deerfield_minor_home", "deerfield_outside"):
+        assert f"{name}/report.html" in page
+        assert (out / name / "report.html").is_file()
+    from georeview.webmap import external_resources
+
+    assert external_resources(page) == []  # opens with no network
+
+
+def test_screen_index_has_a_row_per_parcel(shared, tmp_path):
+    parcels = gpd.read_file(shared / "ma_cambridge" / "ASSESSING_ParcelsFY2014.gpkg", rows=300)
+    src = tmp_path / "parcels.gpkg"
+    parcels.to_file(src)
+    layers = tmp_path / "layers"
+    layers.mkdir()
+    cam = shared / "ma_cambridge"
+    (layers / "layers.toml").write_text(
+        'municipality = "deerfield"\nworking_crs = "EPSG:26986"\n'
+        f'[boundary]\npath = "{cam / "BOUNDARY_CityBoundary.geojson"}"\n'
+    )
+    out = tmp_path / "screened.csv"
+    index = tmp_path / "index.html"
+    rc = main(
+        [
+            "screen",
+            str(src),
+            "--layers",
+            str(layers),
+            "--out",
+            str(out),
+            "--id-field",
+            "ML",
+            "--index",
+            str(index),
+            "-q",
+        ]
+    )
+    assert rc == 0
+    page = index.read_text(encoding="utf-8")
+    # Every parcel id appears in the page's data (300 rows, ids from the input).
+    missing = [ml for ml in parcels["ML"].astype(str) if ml not in page]
+    assert missing == []
+
+
+@pytest.mark.parametrize("n", [0])
+def test_index_row_cap_is_documented(n):
+    from georeview import screen
+
+    assert screen.INDEX_MAX_ROWS >= 13_116  # Cambridge must fit (issue 7)
