@@ -161,17 +161,26 @@ def evaluate(cond: Condition | None, facts: Mapping[str, Any]) -> Tri:
     x = _lookup(facts, cond.fact)
     if cond.op == "present":
         return x is not None
+    return compare(cond.op, x, cond.value)
+
+
+def compare(op: str, x: Any, value: Any) -> Tri:
+    """The leaf test of a condition on one known-or-unknown value (``None`` = unknown).
+
+    Shared by :func:`evaluate` and the vectorised screening (georeview.screen), so a
+    rule means the same thing for one review and for a million parcels.
+    """
     if x is None:
         return None
-    if cond.op == "is_true":
+    if op == "is_true":
         return bool(x)
-    if cond.op == "is_false":
+    if op == "is_false":
         return not bool(x)
-    if cond.op == "contains":
-        return cond.value in x
-    if cond.op == "contains_any":
-        return any(v in x for v in cond.value)
-    return bool(_OPS[cond.op](x, cond.value))
+    if op == "contains":
+        return value in x
+    if op == "contains_any":
+        return any(v in x for v in value)
+    return bool(_OPS[op](x, value))
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ from georeview.errors import (
     InputError,
     OutputError,
 )
-from georeview.rules import Condition, Ordinance, Rule
+from georeview.rules import Condition, Ordinance, Rule, compare
 from georeview.units import acres_to_sqft, sqft_to_acres
 
 log = logging.getLogger(__name__)
@@ -810,15 +810,7 @@ def evaluate_frame(
     def test(x: Any) -> bool | None:
         if x is None or x is pd.NA or (isinstance(x, float) and np.isnan(x)):
             return None
-        if cond.op == "is_true":
-            return bool(x)
-        if cond.op == "is_false":
-            return not bool(x)
-        if cond.op == "contains":
-            return value in x
-        if cond.op == "contains_any":
-            return any(v in x for v in value)
-        return bool(ops[cond.op](x, value))
+        return compare(cond.op, x, value)
 
     return _by_unique(col, test, cache)
 
