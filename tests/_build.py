@@ -2,14 +2,51 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import geopandas as gpd
+import numpy as np
+import rasterio
 import shapely
+from affine import Affine
 
 from georeview.units import M_PER_FT
 
 DEERFIELD = "Deerfield"
+
+
+def shared_data() -> Path:
+    """The folder of real sample data (../shared/data, or $GEOREVIEW_SHARED_DATA)."""
+    env = os.environ.get("GEOREVIEW_SHARED_DATA")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def write_dem(
+    path: Path,
+    z: np.ndarray,
+    *,
+    res: float | tuple[float, float] = 1.0,
+    origin: tuple[float, float] = (500_000.0, 300_000.0),
+    crs: str | None = "EPSG:3071",
+    nodata: float | None = None,
+) -> Path:
+    """Write a north-up GeoTIFF DEM (``origin`` = upper-left corner, ``res`` x or (x, y))."""
+    rx, ry = (res, res) if isinstance(res, (int, float)) else res
+    with rasterio.open(
+        path,
+        "w",
+        driver="GTiff",
+        height=z.shape[0],
+        width=z.shape[1],
+        count=1,
+        dtype=z.dtype,
+        crs=crs,
+        transform=Affine(rx, 0.0, origin[0], 0.0, -ry, origin[1]),
+        nodata=nodata,
+    ) as ds:
+        ds.write(z, 1)
+    return path
 
 
 def dane_munis(shared: Path) -> gpd.GeoDataFrame:

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+from _build import shared_data
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def shared_data() -> Path:
-    """The folder of real sample data (../shared/data, or $GEOREVIEW_SHARED_DATA)."""
-    env = os.environ.get("GEOREVIEW_SHARED_DATA")
-    return Path(env) if env else REPO.parent / "shared" / "data"
 
 
 @pytest.fixture(scope="session")

@@ -90,10 +90,8 @@ from pathlib import Path
 import geopandas as gpd
 import numpy as np
 import pytest
-import rasterio
 import shapely
-from _build import write_submission
-from affine import Affine
+from _build import write_dem, write_submission
 
 from georeview.cli import main
 from georeview.errors import LimitError
@@ -128,20 +126,7 @@ def _write_dem(
     crs: str | None = "EPSG:3071",
     nodata: float | None = -9999.0,
 ) -> Path:
-    with rasterio.open(
-        path,
-        "w",
-        driver="GTiff",
-        height=z.shape[0],
-        width=z.shape[1],
-        count=1,
-        dtype=z.dtype,
-        crs=crs,
-        transform=Affine(res, 0.0, x0, 0.0, -res, y0),
-        nodata=nodata,
-    ) as ds:
-        ds.write(z, 1)
-    return path
+    return write_dem(path, z, res=res, origin=(x0, y0), crs=crs, nodata=nodata)
 
 
 def _plane_m(n: int = 500, res: float = 10.0, grade: float = 0.03) -> np.ndarray:

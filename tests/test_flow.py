@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
 import pytest
 import rasterio
-from affine import Affine
+from _build import shared_data as shared_data_root
+from _build import write_dem as _write_dem
 from rasterio.features import rasterize
 from scipy.ndimage import distance_transform_edt
 from shapely.geometry import LineString, Point, box
@@ -21,15 +21,10 @@ from georeview.units import M_PER_FT
 X0, Y0 = 500_000.0, 300_000.0  # upper-left corner of the synthetic DEMs (EPSG:3071)
 
 
-def _shared_data() -> Path:
-    env = os.environ.get("GEOREVIEW_SHARED_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
-
-
 @pytest.fixture(scope="module")
 def plainfield() -> dict:
     """Plainfield 10 m DEM (custom WTM CRS without EPSG code) and its lakes (EPSG:4269)."""
-    root = _shared_data()
+    root = shared_data_root()
     if not root.is_dir():
         pytest.skip(f"shared sample data folder {root} is absent (set GEOREVIEW_SHARED_DATA)")
     folder = root / "wi_central_sands"
@@ -43,21 +38,7 @@ def plainfield() -> dict:
 
 
 def write_dem(path: Path, z: np.ndarray, res: float = 1.0, nodata=None) -> Path:
-    tf = Affine(res, 0.0, X0, 0.0, -res, Y0)
-    with rasterio.open(
-        path,
-        "w",
-        driver="GTiff",
-        height=z.shape[0],
-        width=z.shape[1],
-        count=1,
-        dtype=z.dtype,
-        crs="EPSG:3071",
-        transform=tf,
-        nodata=nodata,
-    ) as ds:
-        ds.write(z, 1)
-    return path
+    return _write_dem(path, z, res=res, origin=(X0, Y0), nodata=nodata)
 
 
 def cell_box(r0: int, r1: int, c0: int, c1: int, res: float = 1.0):
@@ -229,7 +210,7 @@ def test_site_outside_dem_gives_none_with_reason(tmp_path):
 
 
 def test_geographic_dem_and_bad_input_are_errors(tmp_path):
-    root = _shared_data()
+    root = shared_data_root()
     geo = root / "wi_central_sands" / "pleasant_dem40m.tif"
     if geo.exists():
         with pytest.raises(CRSError):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,7 +11,8 @@ import geopandas as gpd
 import numpy as np
 import pytest
 import rasterio
-from affine import Affine
+from _build import shared_data as shared_data_root
+from _build import write_dem
 from rasterio.features import geometry_mask
 from shapely.geometry import box
 
@@ -29,14 +29,9 @@ from georeview.units import M_PER_FT, M_PER_US_FT
 # --------------------------------------------------------------------------- fixtures
 
 
-def _shared_data() -> Path:
-    env = os.environ.get("GEOREVIEW_SHARED_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
-
-
 @pytest.fixture(scope="module")
 def shared_data() -> Path:
-    root = _shared_data()
+    root = shared_data_root()
     if not root.is_dir():
         pytest.skip(f"shared sample data folder {root} is absent (set GEOREVIEW_SHARED_DATA)")
     return root
@@ -66,33 +61,6 @@ def _gdaldem_slope(src: Path, tmp_path: Path) -> np.ndarray:
     subprocess.run([_gdaldem(), "slope", "-p", "-q", str(src), str(out)], check=True)
     with rasterio.open(out) as ds:
         return ds.read(1, masked=True).astype(np.float64).filled(np.nan)
-
-
-def write_dem(
-    path: Path,
-    z: np.ndarray,
-    *,
-    res: tuple[float, float] = (1.0, 1.0),
-    origin: tuple[float, float] = (500_000.0, 300_000.0),
-    crs: str = "EPSG:3071",
-    nodata: float | None = None,
-) -> Path:
-    """Write a north-up GeoTIFF DEM (origin = upper-left corner)."""
-    tf = Affine(res[0], 0.0, origin[0], 0.0, -res[1], origin[1])
-    with rasterio.open(
-        path,
-        "w",
-        driver="GTiff",
-        height=z.shape[0],
-        width=z.shape[1],
-        count=1,
-        dtype=z.dtype,
-        crs=crs,
-        transform=tf,
-        nodata=nodata,
-    ) as ds:
-        ds.write(z, 1)
-    return path
 
 
 def _extent(path: Path):
