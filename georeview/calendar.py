@@ -14,12 +14,11 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import logging
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
+from georeview.config import package_data
 from georeview.errors import ConfigError, InputError
 
 __all__ = [
@@ -42,14 +41,9 @@ _SUNDAY = 6
 _FACTS = ("application_date", "additional_info_date", "issue_date", "appeal_filed_date")
 
 
-@functools.cache
 def _config() -> dict[str, Any]:
     """Load ``georeview/data/calendar.toml`` once (it is read-only package data)."""
-    resource = resources.files("georeview") / "data" / _CONFIG_NAME
-    try:
-        return tomllib.loads(resource.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid TOML: {exc}", path=f"georeview/data/{_CONFIG_NAME}") from exc
+    return package_data(_CONFIG_NAME)
 
 
 def _municipality(name: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ rules turn a missing fact into a ``needs_info`` finding.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import tomllib
 from dataclasses import dataclass, fields
@@ -278,6 +279,26 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"not UTF-8 text (byte {exc.start})", path=path) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", path=path) from None
+
+
+@functools.cache
+def package_data(name: str) -> dict[str, Any]:
+    """Read ``georeview/data/<name>`` (a TOML table shipped with the package) once.
+
+    The result is cached and shared: callers must not mutate it.
+
+    Raises
+    ------
+    ConfigError
+        When the file is not valid TOML (a packaging error, named).
+    """
+    from importlib import resources
+
+    resource = resources.files("georeview").joinpath("data", name)
+    try:
+        return tomllib.loads(resource.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"invalid TOML: {exc}", path=f"georeview/data/{name}") from None
 
 
 def validation_message(exc: ValidationError) -> tuple[str, str]:

@@ -53,13 +53,10 @@ Submission format (all keys optional)::
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import logging
 import math
-import tomllib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -69,7 +66,7 @@ from pydantic import Field, model_validator
 from georeview import hydrology as hy
 from georeview import sediment as sd
 from georeview import soil_loss as sl
-from georeview.config import _Strict, parse_model
+from georeview.config import _Strict, package_data, parse_model
 from georeview.errors import InputError
 from georeview.units import SQFT_PER_ACRE, sqft_to_sqmi
 
@@ -298,10 +295,8 @@ def parse_sections(raw: dict[str, Any], path: Path | str) -> EngineeringInputs:
 # --------------------------------------------------------------------------------------------
 # Rainfall
 # --------------------------------------------------------------------------------------------
-@functools.cache
 def _rainfall_table() -> dict[str, Any]:
-    text = resources.files("georeview").joinpath("data", "rainfall.toml").read_text("utf-8")
-    return tomllib.loads(text)
+    return package_data("rainfall.toml")
 
 
 def design_rainfall_in(municipality: str) -> tuple[dict[str, float], str, bool]:

@@ -7,15 +7,13 @@ of the control-measure cost, a per-day forfeiture range, an amount set outside t
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
-import tomllib
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from importlib import resources
 from typing import Any
 
+from georeview.config import package_data
 from georeview.errors import ConfigError, InputError
 
 __all__ = ["MoneyItem", "MoneyResult", "money"]
@@ -27,14 +25,9 @@ _CENT = Decimal("0.01")
 _CATEGORIES = ("major", "minor")
 
 
-@functools.cache
 def _config() -> dict[str, Any]:
     """Load ``georeview/data/money.toml`` once."""
-    resource = resources.files("georeview") / "data" / _CONFIG_NAME
-    try:
-        return tomllib.loads(resource.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid TOML: {exc}", path=f"georeview/data/{_CONFIG_NAME}") from exc
+    return package_data(_CONFIG_NAME)
 
 
 def _usd(value: Decimal) -> float:

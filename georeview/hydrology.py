@@ -18,17 +18,15 @@ swamps <= 5 %) are reported in :class:`PeakResult` rather than silently absorbed
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
-import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from importlib import resources
 from typing import Any, Literal
 
 import numpy as np
 
+from georeview.config import package_data
 from georeview.errors import InputError
 
 logger = logging.getLogger(__name__)
@@ -41,11 +39,9 @@ _S_PER_HR = 3600.0
 _MANNING_K_US = 1.49
 
 
-@functools.cache
 def tr55_tables() -> dict[str, Any]:
     """Return the TR-55 tables of ``georeview/data/tr55.toml`` (read once, never mutated)."""
-    text = resources.files("georeview").joinpath("data", "tr55.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return package_data("tr55.toml")
 
 
 # --------------------------------------------------------------------------------------------

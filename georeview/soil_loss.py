@@ -24,17 +24,15 @@ concentrated in late spring and summer.
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 import numpy as np
 
+from georeview.config import package_data
 from georeview.errors import InputError
 
 logger = logging.getLogger(__name__)
@@ -45,11 +43,9 @@ UNIT_PLOT_LENGTH_FT = 72.6
 DAYS_PER_YEAR = 365.25
 
 
-@functools.cache
 def usle_tables() -> dict[str, Any]:
     """Return ``georeview/data/usle.toml`` (read once, never mutated)."""
-    text = resources.files("georeview").joinpath("data", "usle.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return package_data("usle.toml")
 
 
 # --------------------------------------------------------------------------------------------
