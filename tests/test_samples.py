@@ -63,3 +63,32 @@ def test_sample_review_matches_readme(row, tmp_path):
         assert f["status"] in ("pass", "fail", "needs_info", "not_applicable")
     assert (out / "report.html").stat().st_size > 0
     assert (out / "map.html").stat().st_size > 0
+
+
+def test_larger_site_shows_peaks_and_basin_size(tmp_path):
+    # Issue 4's done-when: the Deerfield site over 5 acres shows pre/post peaks and a
+    # basin size. The basin area follows 31.06(3)(B) by hand: inflow (cfs) x 646,316.88
+    # gal/day per cfs / 1,500 gal/sq ft/day.
+    out = tmp_path / "ls"
+    assert main(["review", str(SAMPLES / "deerfield_larger_site"), "--out", str(out), "-q"]) == 0
+    r = json.loads((out / "report.json").read_text())
+    peaks = r["measures"]["peak_flow_cfs"]
+    for storm in ("1yr", "2yr", "10yr", "100yr"):
+        assert peaks[storm]["pre"] > 0
+        assert peaks[storm]["post"] > 0
+    sb = r["engineering"]["sediment_basin"]
+    assert sb["required_area_sqft"] == pytest.approx(sb["inflow_cfs"] * 646_316.88 / 1500, rel=1e-9)
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert f"{sb['required_area_sqft']:,.0f} sq ft" in html
+    assert "Peak flow, 10yr" in html
+
+
+def test_somers_sample_shows_soil_loss_against_five_tons(tmp_path):
+    out = tmp_path / "s"
+    assert main(["review", str(SAMPLES / "somers_complete_plan"), "--out", str(out), "-q"]) == 0
+    r = json.loads((out / "report.json").read_text())
+    loss = r["measures"]["soil_loss_tons_per_acre_year"]
+    assert loss is not None
+    f = next(f for f in r["findings"] if f["rule_id"] == "somers.17.08.C.2.a")
+    assert f["limit"] == 5.0
+    assert f["status"] == ("pass" if loss <= 5.0 else "fail")
