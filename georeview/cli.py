@@ -88,6 +88,13 @@ def _rules(args: argparse.Namespace) -> int:
     for name in names:
         o = load_ordinance(name)
         print(f"# {o.title}")
+        reach = o.reach
+        cites = dict.fromkeys([reach.citation_village, reach.citation_extraterritorial])
+        print(
+            f"{', '.join(c for c in cites if c):<28} {'reach':<10} {o.municipality + '.reach':<36} "
+            f"village: {reach.village}; extraterritorial: {reach.extraterritorial}; "
+            f"outside: {reach.outside}"
+        )
         for r in o.rules:
             print(f"{r.citation:<28} {r.kind:<10} {r.id:<36} {r.title}")
         print()
@@ -189,6 +196,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("georeview: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: stop quietly, as Unix tools do.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":

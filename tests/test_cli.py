@@ -1,0 +1,47 @@
+"""The command line's small contracts: --version, rules, broken pipes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from georeview import __version__
+from georeview.cli import main
+from georeview.rules import load_ordinance
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"georeview {__version__}"
+
+
+@pytest.mark.parametrize("municipality", ["deerfield", "somers"])
+def test_rules_lists_every_rule_with_its_citation(municipality, capsys):
+    assert main(["rules", municipality]) == 0
+    out = capsys.readouterr().out
+    for rule in load_ordinance(municipality).rules:
+        line = next(ln for ln in out.splitlines() if f" {rule.id} " in ln)
+        assert line.startswith(rule.citation)
+    assert f"{municipality}.reach" in out
+
+
+def test_unknown_municipality_is_one_line(capsys):
+    assert main(["rules", "springfield"]) == 2
+    err = capsys.readouterr().err
+    assert "no ordinance file for municipality 'springfield'" in err
+
+
+def test_closed_pipe_is_not_a_traceback():
+    proc = subprocess.run(
+        f"{sys.executable} -m georeview rules | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.stdout.startswith("# ")
+    assert "Traceback" not in proc.stderr
