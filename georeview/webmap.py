@@ -508,8 +508,8 @@ def layer_lines(key: str, report: Mapping[str, Any], facts: Mapping[str, Any]) -
 
 
 # ---------------------------------------------------------------- the map
-def _folium_classes() -> tuple[Any, Any]:
-    """Two small folium elements (defined lazily: folium is imported only here)."""
+def _folium_classes() -> tuple[Any, Any, Any]:
+    """Three small folium elements (defined lazily: folium is imported only here)."""
     from branca.element import MacroElement
     from jinja2 import Template
 
@@ -537,7 +537,20 @@ def _folium_classes() -> tuple[Any, Any]:
             self.tags = asset_tags()
             self.info = safe_json(info)
 
-    return Legend, Assets
+    class Fit(MacroElement):  # type: ignore[misc]
+        _template = Template(
+            "{% macro script(this, kwargs) %}"
+            "georeview.fit({{ this._parent.get_name() }}, {{ this.bounds }}, {{ this.padding }});"
+            "{% endmacro %}"
+        )
+
+        def __init__(self, bounds: list[list[float]], padding: tuple[int, int]) -> None:
+            super().__init__()
+            self._name = "GeoreviewFit"
+            self.bounds = safe_json(bounds)
+            self.padding = safe_json(list(padding))
+
+    return Legend, Assets, Fit
 
 
 def _style_for(key: str) -> LayerStyle:
@@ -634,9 +647,21 @@ def build_map(
     crs = review.layers.working_crs
     frames = map_frames(review)
     facts_by_rule = rule_facts(review.ordinance)
-    legend_cls, assets_cls = _folium_classes()
+    legend_cls, assets_cls, fit_cls = _folium_classes()
 
-    fmap = folium.Map(tiles=None, control_scale=True, zoom_snap=0.25)
+    site = review.submission.site_geom
+    x0, y0, x1, y1 = shapely.bounds(site)
+    margin = FIT_MARGIN * max(x1 - x0, y1 - y0)
+    view = shapely.box(x0 - margin, y0 - margin, x1 + margin, y1 + margin)
+    west, south, east, north = gpd.GeoSeries([view], crs=crs).to_crs(4326).total_bounds
+    # A valid first view (the site's centre) until georeview.fit sizes it to the site.
+    fmap = folium.Map(
+        location=[(south + north) / 2, (west + east) / 2],
+        zoom_start=15,
+        tiles=None,
+        control_scale=True,
+        zoom_snap=0.25,
+    )
     fmap.default_js, fmap.default_css = [], []
     info: dict[str, Any] = {}
     legend: list[dict[str, Any]] = []
@@ -710,12 +735,7 @@ def build_map(
         control.default_js, control.default_css = [], []
         control.add_to(fmap)
     fmap.add_child(legend_cls(legend))
-    site = review.submission.site_geom
-    x0, y0, x1, y1 = shapely.bounds(site)
-    margin = FIT_MARGIN * max(x1 - x0, y1 - y0)
-    view = shapely.box(x0 - margin, y0 - margin, x1 + margin, y1 + margin)
-    west, south, east, north = gpd.GeoSeries([view], crs=crs).to_crs(4326).total_bounds
-    fmap.fit_bounds([[south, west], [north, east]], padding=(30, 30))
+    fmap.add_child(fit_cls([[south, west], [north, east]], (30, 30)))
     return fmap
 
 

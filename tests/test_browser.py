@@ -6,6 +6,8 @@ Screenshots go to pytest's tmp folder (never committed).
 
 from __future__ import annotations
 
+import html
+
 import geopandas as gpd
 import numpy as np
 import pytest
@@ -142,3 +144,23 @@ def test_index_with_every_cambridge_parcel(page, shared, tmp_path):
     page.locator("#results tbody tr").first.click()
     assert "major" in page.locator(".leaflet-popup-content").inner_text()
     page.screenshot(path=str(tmp_path / "index.png"))
+
+
+def test_map_laid_out_late_still_fits_the_site(page, out):
+    # The report embeds the map in an iframe; a map whose container has no size when
+    # its script runs must wait for one, not compute NaN coordinates (a flaky
+    # "Invalid LatLng object: (NaN, NaN)" seen under load before georeview.fit).
+    folder, _ = out
+    watch = PageWatch(page)
+    doc = html.escape((folder / "map.html").read_text(encoding="utf-8"), quote=True)
+    page.set_content(
+        '<div id="w" style="display:none">'
+        f'<iframe style="width:640px;height:420px" srcdoc="{doc}"></iframe></div>'
+    )
+    page.wait_for_timeout(500)
+    page.evaluate("document.getElementById('w').style.display = 'block'")
+    frame = page.frames[1]
+    frame.wait_for_function(
+        "() => Object.keys(window).some(k => k.startsWith('map_') && window[k].getZoom() > 10)"
+    )
+    assert watch.errors == []

@@ -85,5 +85,34 @@
     return control;
   }
 
-  root.georeview = { info: {}, el: el, popup: popup, bind: bind, legend: legend, STATUS: STATUS };
+  // Fit the map to the site once its container has a size. A map in an iframe (the
+  // report embeds one) or in a hidden tab may be laid out after its script runs, and
+  // fitting a 0x0 map gives NaN coordinates; wait for the first real size instead.
+  function fit(map, bounds, padding) {
+    var b = L.latLngBounds(bounds);
+    var opts = { padding: L.point(padding[0], padding[1]) };
+    function sized() {
+      var s = map.getSize();
+      return s.x > 0 && s.y > 0;
+    }
+    function go() {
+      map.invalidateSize(false);
+      map.fitBounds(b, opts);
+    }
+    if (sized()) { go(); return; }
+    map.setView(b.getCenter(), 15);
+    var box = map.getContainer();
+    if (typeof ResizeObserver !== "undefined") {
+      var ro = new ResizeObserver(function () {
+        if (box.clientWidth > 0 && box.clientHeight > 0) { ro.disconnect(); go(); }
+      });
+      ro.observe(box);
+    } else {
+      root.addEventListener("load", go);
+    }
+  }
+
+  root.georeview = {
+    info: {}, el: el, popup: popup, bind: bind, legend: legend, fit: fit, STATUS: STATUS
+  };
 })(window);
