@@ -45,3 +45,17 @@ def test_closed_pipe_is_not_a_traceback():
     )
     assert proc.stdout.startswith("# ")
     assert "Traceback" not in proc.stderr
+
+
+def test_import_stays_light():
+    # STYLE.md: importing georeview (and building the CLI) loads no map, plotting,
+    # cluster or flow-routing library; the stage that needs one imports it.
+    code = (
+        "import sys, georeview, georeview.review, georeview.cli;"
+        "georeview.cli.build_parser();"
+        "heavy = {'folium', 'dask', 'distributed', 'matplotlib', 'pyflwdir', 'numba',"
+        " 'playwright'};"
+        "print(sorted(heavy & {m.split('.')[0] for m in sys.modules}))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[]"
