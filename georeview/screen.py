@@ -791,6 +791,11 @@ def evaluate_frame(
         return ~evaluate_frame(cond.not_, facts, cache)
     if cond.fact is None or cond.op is None:
         raise ConfigError("a condition needs fact and op, or all/any/not")
+    if cond.fact not in facts.columns:
+        # A fact no parcel has (plan contents, declared engineering): all unknown, and
+        # "present" is false everywhere; no need to look at 100,000 missing values.
+        none = np.zeros(len(idx), dtype=bool)
+        return _tri_from(none, none if cond.op != "present" else ~none, idx)
     col = _col(facts, cond.fact)
     known = col.notna().to_numpy()
     if cond.op == "present":
@@ -930,6 +935,11 @@ def judge_frame(ordinance: Ordinance, facts: pd.DataFrame) -> FrameJudgement:
     )
 
 
+#: Finding statuses by small-integer code (statuses are built as codes, then named once).
+_STATUS_NAMES = np.array(["pass", "fail", "needs_info", "not_applicable"], dtype=object)
+_PASS, _FAIL, _NEEDS_INFO, _NOT_APPLICABLE = range(4)
+
+
 def _standard_frame(
     rule: Rule, facts: pd.DataFrame, not_reg: Any, cache: dict | None = None
 ) -> tuple[pd.Series, Any]:
@@ -937,15 +947,17 @@ def _standard_frame(
     idx = facts.index
     n = len(idx)
     name = rule.measure or rule.fact
-    measured = _col(facts, name) if name else pd.Series(pd.NA, index=idx, dtype="object")
-    m_known = measured.notna().to_numpy()
+    if name and name in facts.columns:
+        m_known = facts[name].notna().to_numpy()
+    else:
+        m_known = np.zeros(n, dtype=bool)
     applies = evaluate_frame(rule.applies_when, facts, cache)
     a_true = (applies == True).fillna(False).to_numpy(dtype=bool)  # noqa: E712
     a_false = (applies == False).fillna(False).to_numpy(dtype=bool)  # noqa: E712
-    out = np.full(n, "needs_info", dtype=object)
+    code = np.full(n, _NEEDS_INFO, dtype=np.int8)
     if rule.kind == "info":
         known = a_true & (m_known if name else True)
-        out[known] = "pass"
+        code[known] = _PASS
     else:
         if rule.kind == "limit":
             if rule.op is None:
@@ -953,23 +965,22 @@ def _standard_frame(
                 ok_known = np.zeros(n, dtype=bool)
             else:
                 res = (
-                    evaluate_frame(Condition(fact=name, op=rule.op, value=rule.limit), facts)
+                    evaluate_frame(Condition(fact=name, op=rule.op, value=rule.limit), facts, cache)
                     if name
                     else pd.Series(pd.NA, index=idx, dtype="boolean")
                 )
                 ok = res.fillna(False).to_numpy(dtype=bool)
                 ok_known = res.notna().to_numpy()
         else:  # required
-            res = evaluate_frame(Condition(fact=name, op="is_true"), facts) if name else None
+            res = evaluate_frame(Condition(fact=name, op="is_true"), facts, cache) if name else None
             ok = np.zeros(n, dtype=bool) if res is None else res.fillna(False).to_numpy(dtype=bool)
             ok_known = np.zeros(n, dtype=bool) if res is None else res.notna().to_numpy()
         decided = ok_known & a_true
-        out[decided] = np.where(ok[decided], "pass", "fail")
-    out[a_false] = "not_applicable"
-    out[not_reg] = "not_applicable"
+        code[decided] = np.where(ok[decided], _PASS, _FAIL)
+    code[a_false | np.asarray(not_reg, dtype=bool)] = _NOT_APPLICABLE
     applies = applies.copy()
     applies[not_reg] = False
-    return applies, out
+    return applies, _STATUS_NAMES[code]
 
 
 # --------------------------------------------------------------------------- one partition
