@@ -32,7 +32,6 @@ import os
 import re
 import shutil
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -323,9 +322,6 @@ def dissolve_pieces(geoms: Any, max_vertices: int = MAX_PIECE_VERTICES) -> Any:
     return subdivide(np.array([shapely.union_all(polys)], dtype=object), max_vertices)
 
 
-_PREPARE_LOCK = threading.Lock()
-
-
 def pair_areas(parcels: Any, pieces: Any, tree: Any = None) -> tuple[Any, Any, Any]:
     """Intersection areas of every intersecting (parcel, piece) pair.
 
@@ -348,10 +344,10 @@ def pair_areas(parcels: Any, pieces: Any, tree: Any = None) -> tuple[Any, Any, A
     i, j = tree.query(parcels, predicate="intersects")
     area = np.empty(i.size)
     if i.size:
-        # shapely.prepare mutates the geometries; layers are shared between the threads
-        # of a Dask worker, and two threads preparing the same geometry crash GEOS.
-        with _PREPARE_LOCK:
-            shapely.prepare(pieces)
+        # Not prepared: the pieces are shared between the threads of a Dask worker, and a
+        # GEOS prepared geometry builds its indexes lazily on first use, so two threads
+        # using one crash (seen as segfaults in contains_properly). Pieces hold at most
+        # MAX_PIECE_VERTICES vertices, so the unprepared test costs little.
         inside = shapely.contains_properly(pieces[j], parcels[i])
         area[inside] = shapely.area(parcels[i[inside]])
         cut = ~inside
