@@ -486,7 +486,9 @@ def engineering_facts(eng: Any) -> dict[str, Any]:
     peaks = eng.peak_flow_cfs or {}
     for storm in ("1yr", "2yr", "10yr", "100yr"):
         q = peaks.get(storm) or {}
-        pre, post = q.get("pre"), q.get("post")
+        # After the controls when the applicant routed the outflow; else TR-55's post peak.
+        pre = q.get("pre")
+        post = q.get("post_routed", q.get("post"))
         facts[f"peak.{storm}.increase_cfs"] = (
             None if pre is None or post is None else round(post - pre, 3)
         )
