@@ -386,22 +386,17 @@ def judge(ordinance: Ordinance, facts: Mapping[str, Any]) -> Judgement:
             applies=v,
         )
 
-    exempt: Tri = False
-    for rule in (r for r in ordinance.rules if r.kind == "exemption"):
-        v, f = determination(rule)
-        findings.append(f)
-        if v is True:
-            exempt = True
-        elif v is None and exempt is False:
-            exempt = None
-    triggered: Tri = False
-    for rule in (r for r in ordinance.rules if r.kind == "trigger"):
-        v, f = determination(rule)
-        findings.append(f)
-        if v is True:
-            triggered = True
-        elif v is None and triggered is False:
-            triggered = None
+    def any_holds(kind: str) -> Tri:
+        """Kleene OR of the rules of one kind, recording each rule's finding."""
+        result: Tri = False
+        for rule in (r for r in ordinance.rules if r.kind == kind):
+            v, f = determination(rule)
+            findings.append(f)
+            result = _or(result, v)
+        return result
+
+    exempt = any_holds("exemption")
+    triggered = any_holds("trigger")
 
     regulated = _and(reached, _and(_not(exempt), triggered))
     facts["classification.regulated"] = regulated
@@ -418,8 +413,7 @@ def judge(ordinance: Ordinance, facts: Mapping[str, Any]) -> Judgement:
             )
         findings.append(f)
         key = rule.sets or rule.id
-        prev = flags.get(key, False)
-        flags[key] = True if (prev is True or v is True) else (None if None in (prev, v) else False)
+        flags[key] = _or(flags.get(key, False), v)
     major = flags.get("major")
     category = None if regulated is not True or major is None else ("major" if major else "minor")
     larger = bool(flags.get("larger_site")) and regulated is True
@@ -505,6 +499,12 @@ def _and(a: Tri, b: Tri) -> Tri:
     if a is False or b is False:
         return False
     return None if a is None or b is None else True
+
+
+def _or(a: Tri, b: Tri) -> Tri:
+    if a is True or b is True:
+        return True
+    return None if a is None or b is None else False
 
 
 def _not(a: Tri) -> Tri:
