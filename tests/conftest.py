@@ -21,3 +21,21 @@ def shared() -> Path:
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium driven by playwright, one per test module (never downloaded).
+
+    Module scope, not session: playwright's sync API holds an event loop while open,
+    and other modules start Dask clusters with loops of their own.
+    """
+    from _web_helpers import CHROMIUM, launch_browser
+
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        b = launch_browser(pw)
+        yield b
+        b.close()

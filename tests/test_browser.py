@@ -11,7 +11,7 @@ import html
 import geopandas as gpd
 import numpy as np
 import pytest
-from _web_helpers import CHROMIUM, PageWatch, launch_browser, make_review
+from _web_helpers import CHROMIUM, PageWatch, make_review
 
 from georeview import webmap
 from georeview.index import write_index
@@ -21,15 +21,6 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium not installed"),
 ]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = launch_browser(pw)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import geopandas as gpd
 import pytest
 import shapely
-from _web_helpers import CHROMIUM, EVIL, XSS, PageWatch, launch_browser, make_review
+from _web_helpers import CHROMIUM, EVIL, XSS, PageWatch, make_review
 
 from georeview.index import write_index
 from georeview.report import write_reports
@@ -44,15 +44,6 @@ def outputs(shared, tmp_path_factory):
     )
     paths["index"] = write_index(rows, tmp / "out" / "index.html", title=EVIL, working_crs=3071)
     return paths
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = launch_browser(pw)
-        yield b
-        b.close()
 
 
 def _open(browser, path):
