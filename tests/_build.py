@@ -101,3 +101,26 @@ def write_submission(
     body = "\n".join(lines[:first_table]) + "\n" + head + "\n".join(lines[first_table:]) + "\n"
     (folder / "submission.toml").write_text(body)
     return folder
+
+
+def cambridge_layers(folder: Path, cambridge: Path, *, resources: bool = True) -> Path:
+    """A layers folder for the real Cambridge, MA data (Deerfield's rules as a stand-in).
+
+    The city limit plays the village; FEMA's 1 % floodplain (NFHL fields in lower case)
+    and the city's wetlands are the resource layers when ``resources`` is true.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    text = (
+        'municipality = "deerfield"  # Deerfield rules as a stand-in\n'
+        'village_name = "Cambridge"\n'
+        'working_crs = "EPSG:26986"  # NAD83 Massachusetts Mainland, metres\n'
+        f'[boundary]\npath = "{cambridge / "BOUNDARY_CityBoundary.geojson"}"\n'
+    )
+    if resources:
+        text += (
+            f'[floodplain]\npath = "{cambridge / "FEMA_FloodPlains100Year.geojson"}"\n'
+            'zone_field = "fld_zone"\nsubtype_field = "zone_subty"\nsfha_field = "sfha_tf"\n'
+            f'[wetlands]\npath = "{cambridge / "HYDRO_Wetlands.geojson"}"\n'
+        )
+    (folder / "layers.toml").write_text(text)
+    return folder

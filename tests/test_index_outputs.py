@@ -7,6 +7,7 @@ from pathlib import Path
 
 import geopandas as gpd
 import pytest
+from _build import cambridge_layers as write_cambridge_layers
 
 from georeview.cli import main
 
@@ -33,13 +34,7 @@ def test_screen_index_has_a_row_per_parcel(shared, tmp_path):
     parcels = gpd.read_file(shared / "ma_cambridge" / "ASSESSING_ParcelsFY2014.gpkg", rows=300)
     src = tmp_path / "parcels.gpkg"
     parcels.to_file(src)
-    layers = tmp_path / "layers"
-    layers.mkdir()
-    cam = shared / "ma_cambridge"
-    (layers / "layers.toml").write_text(
-        'municipality = "deerfield"\nworking_crs = "EPSG:26986"\n'
-        f'[boundary]\npath = "{cam / "BOUNDARY_CityBoundary.geojson"}"\n'
-    )
+    layers = write_cambridge_layers(tmp_path / "layers", shared / "ma_cambridge", resources=False)
     out = tmp_path / "screened.csv"
     index = tmp_path / "index.html"
     rc = main(

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import shapely
+from _build import cambridge_layers as write_cambridge_layers
 
 from georeview.errors import ConfigError, OutputError
 from georeview.jurisdiction import locate
@@ -385,17 +386,7 @@ def test_output_formats_agree_and_refuse_overwrite(tmp_path: Path, village_layer
 def cambridge_layers(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not CAMBRIDGE.is_dir():
         pytest.skip("../shared/data/ma_cambridge not present")
-    d = tmp_path_factory.mktemp("cambridge")
-    (d / "layers.toml").write_text(
-        'municipality = "deerfield"  # Deerfield rules as a stand-in\n'
-        'village_name = "Cambridge"\n'
-        'working_crs = "EPSG:26986"  # NAD83 Massachusetts Mainland, metres\n'
-        f'[boundary]\npath = "{CAMBRIDGE / "BOUNDARY_CityBoundary.geojson"}"\n'
-        f'[floodplain]\npath = "{CAMBRIDGE / "FEMA_FloodPlains100Year.geojson"}"\n'
-        f'zone_field = "fld_zone"\nsubtype_field = "zone_subty"\nsfha_field = "sfha_tf"\n'
-        f'[wetlands]\npath = "{CAMBRIDGE / "HYDRO_Wetlands.geojson"}"\n'
-    )
-    return d
+    return write_cambridge_layers(tmp_path_factory.mktemp("cambridge"), CAMBRIDGE)
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _build import cambridge_layers as write_cambridge_layers
 
 from georeview.screen import parse_columns, run_screen
 
@@ -18,15 +19,7 @@ pytest.importorskip("distributed")
 def layers(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not CAMBRIDGE.is_dir():
         pytest.skip("../shared/data/ma_cambridge not present")
-    d = tmp_path_factory.mktemp("cambridge_dask")
-    (d / "layers.toml").write_text(
-        'municipality = "deerfield"\nvillage_name = "Cambridge"\nworking_crs = "EPSG:26986"\n'
-        f'[boundary]\npath = "{CAMBRIDGE / "BOUNDARY_CityBoundary.geojson"}"\n'
-        f'[floodplain]\npath = "{CAMBRIDGE / "FEMA_FloodPlains100Year.geojson"}"\n'
-        'zone_field = "fld_zone"\nsubtype_field = "zone_subty"\nsfha_field = "sfha_tf"\n'
-        f'[wetlands]\npath = "{CAMBRIDGE / "HYDRO_Wetlands.geojson"}"\n'
-    )
-    return d
+    return write_cambridge_layers(tmp_path_factory.mktemp("cambridge_dask"), CAMBRIDGE)
 
 
 def test_local_cluster_equals_single_process(layers: Path, tmp_path: Path) -> None:
