@@ -15,9 +15,8 @@ from pathlib import Path
 import geopandas as gpd
 import numpy as np
 import pytest
-import rasterio
 import shapely
-from affine import Affine
+from _build import write_dem
 from pypdf import PdfReader
 from pypdf.generic import ContentStream
 from shapely.geometry import LineString
@@ -48,18 +47,7 @@ def build_layers(folder: Path) -> Path:
     X, Y = np.meshgrid(xs, ys)
     # 4 % and 2 % plane, plus a 30 % bank east of CX + 20 m (steep slopes in the disturbance).
     z = 250.0 + 0.04 * (X - CX) + 0.02 * (Y - CY) + 0.30 * np.clip(X - CX - 20, 0, 15)
-    with rasterio.open(
-        folder / "dem.tif",
-        "w",
-        driver="GTiff",
-        height=n,
-        width=n,
-        count=1,
-        dtype="float32",
-        crs="EPSG:3071",
-        transform=Affine(res, 0, x0, 0, -res, y1),
-    ) as ds:
-        ds.write(z.astype("float32"), 1)
+    write_dem(folder / "dem.tif", z.astype("float32"), res=res, origin=(x0, y1))
     gpd.GeoDataFrame(
         {"WETCODE": ["E1K"]}, geometry=[shapely.box(CX + 55, CY - 20, CX + 90, CY + 25)], crs=3071
     ).to_file(folder / "wetlands.gpkg")
