@@ -279,6 +279,7 @@ def review(
     facts = build_facts(sub, areas, where, terrain)
     facts.update(engineering_facts(eng))
     facts.update(plan_facts(sub))
+    facts["steep_slopes_addressed"] = steep_slopes_addressed(facts)
     facts.update(
         sitemap_facts(
             sub,
@@ -588,11 +589,16 @@ def build_facts(
         "reaches_water_within_quarter_mile"
     )
     facts["downstream.receiving_feature"] = down.get("receiving_feature")
-    steep = facts["steep_slope_area_sqft"]
-    plan_steep = cfg.plan.get("steep_slope_minimization")
-    facts["steep_slopes_addressed"] = (
-        True if steep == 0 else (None if plan_steep is None else bool(plan_steep))
-    )
-    for key, value in cfg.plan.items():
-        facts[f"plan.{key}"] = value
     return facts
+
+
+def steep_slopes_addressed(facts: dict[str, Any]) -> bool | None:
+    """Somers 17.08(C)(3)(c): no disturbance on slopes of 20 % or more, or a plan for it.
+
+    Reads the validated ``plan.steep_slope_minimization`` fact (georeview.plan): text
+    describing the minimisation or ``true`` addresses it, ``false`` says it is not.
+    """
+    if facts.get("steep_slope_area_sqft") == 0:
+        return True
+    stated = facts.get("plan.steep_slope_minimization")
+    return None if stated is None else bool(stated)

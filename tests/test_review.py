@@ -272,3 +272,22 @@ def test_bad_input_never_prints_a_traceback(tmp_path, layers, centre):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("steep_sqft", "stated", "expected"),
+    [
+        (0.0, None, True),  # nothing to minimise
+        (500.0, None, None),  # steep disturbance, plan silent: needs_info
+        (500.0, "No grading on the 25 % bank", True),
+        (500.0, False, False),
+        (None, None, None),  # slopes unknown (no DEM)
+    ],
+)
+def test_steep_slopes_addressed(steep_sqft, stated, expected):
+    # Somers 17.08(C)(3)(c): "Minimization of land disturbing construction activity on
+    # slopes of 20% or more."
+    from georeview.review import steep_slopes_addressed
+
+    facts = {"steep_slope_area_sqft": steep_sqft, "plan.steep_slope_minimization": stated}
+    assert steep_slopes_addressed(facts) is expected
