@@ -577,11 +577,11 @@ def build_facts(
     for name, value in act.model_dump().items():
         facts[f"activity.{name}"] = tuple(value) if isinstance(value, list) else value
     sm = cfg.site_map
+    # As declared; georeview.sitemap replaces the interval and the grid with what it
+    # measures when a contour or grid layer is submitted.
     facts["site_map.scale_ft_per_inch"] = sm.scale_ft_per_inch
-    facts["site_map.contour_interval_ft"] = terrain.get(
-        "measured_contour_interval_ft", sm.contour_interval_ft
-    )
-    facts["site_map.grid"] = True if sm.grid_layer else sm.grid
+    facts["site_map.contour_interval_ft"] = sm.contour_interval_ft
+    facts["site_map.grid"] = sm.grid
     for key in ("steep_slope_area_sqft", "steep_slope_area_gt_sqft", "max_slope_pct"):
         facts[key] = terrain.get(key)
     down = terrain.get("downstream") or {}
