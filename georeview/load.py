@@ -520,10 +520,10 @@ def load_submission(folder: Path, working_crs: CRS | str = "EPSG:3071") -> Loade
     toml_path = folder / "submission.toml"
     cfg = load_submission_config(toml_path)
     crs = to_crs(working_crs)
-    site, rep1 = read_polygons(_inside(folder, cfg.site, "site"), crs, field="site")
+    site, rep1 = read_polygons(submission_file(folder, cfg.site, "site"), crs, field="site")
     if cfg.disturbance:
         dist, rep2 = read_polygons(
-            _inside(folder, cfg.disturbance, "disturbance"), crs, field="disturbance"
+            submission_file(folder, cfg.disturbance, "disturbance"), crs, field="disturbance"
         )
         declared = True
     else:
@@ -538,8 +538,18 @@ def load_submission(folder: Path, working_crs: CRS | str = "EPSG:3071") -> Loade
     )
 
 
-def _inside(folder: Path, name: str, field: str) -> Path:
-    """Resolve a file named in submission.toml, refusing paths that leave the folder."""
+def submission_file(folder: Path, name: str, field: str) -> Path:
+    """Resolve a file named in submission.toml, refusing paths that leave the folder.
+
+    Submissions are untrusted (SECURITY.md): ``../``, absolute paths and symbolic
+    links out of the folder are refused, naming the submission.toml field.
+
+    Raises
+    ------
+    DataSourceError
+        When the path leaves the folder or the file does not exist.
+    """
+    folder = Path(folder)
     path = (folder / name).resolve()
     if not path.is_relative_to(folder.resolve()):
         raise DataSourceError(
@@ -547,7 +557,7 @@ def _inside(folder: Path, name: str, field: str) -> Path:
             path=folder / "submission.toml",
             field=field,
         )
-    if not path.exists():
+    if not path.is_file():
         raise DataSourceError(
             f"file {name!r} named in submission.toml not found",
             path=folder / "submission.toml",

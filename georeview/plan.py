@@ -64,7 +64,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field, StringConstraints, ValidationError
 
 from georeview.config import NonNeg, NonNegInt, _Strict, validation_message
-from georeview.errors import ConfigError, DataSourceError
+from georeview.errors import ConfigError
+from georeview.load import submission_file
 
 if TYPE_CHECKING:
     from georeview.load import LoadedSubmission
@@ -290,21 +291,10 @@ _UNION_TAGS = frozenset(
 
 def _document_paths(plan: Plan, folder: Path, toml: Path) -> dict[str, Path]:
     """Resolve ``[plan.documents]``; every file must exist inside the submission folder."""
-    out: dict[str, Path] = {}
-    root = folder.resolve()
-    for item, name in plan.documents.items():
-        p = (folder / name).resolve()
-        field = f"plan.documents.{item}"
-        if not p.is_relative_to(root):
-            raise DataSourceError(
-                f"{name!r} points outside the submission folder", path=toml, field=field
-            )
-        if not p.is_file():
-            raise DataSourceError(
-                f"document {name!r} not found in the submission folder", path=toml, field=field
-            )
-        out[item] = p
-    return out
+    return {
+        item: submission_file(folder, name, f"plan.documents.{item}")
+        for item, name in plan.documents.items()
+    }
 
 
 def _given(v: Any) -> bool:

@@ -50,8 +50,8 @@ import numpy as np
 import shapely
 
 from georeview.config import SITE_MAP_FEATURES
-from georeview.errors import ConfigError, DataSourceError, GeometryError, InputError
-from georeview.load import VECTOR_SUFFIXES, read_layer
+from georeview.errors import ConfigError, GeometryError, InputError
+from georeview.load import VECTOR_SUFFIXES, read_layer, submission_file
 from georeview.units import M_PER_FT
 
 if TYPE_CHECKING:
@@ -256,18 +256,6 @@ def sitemap_layers(folder: Path, working_crs: CRS) -> dict[str, gpd.GeoDataFrame
     return out
 
 
-def _inside(folder: Path, name: str, field: str) -> Path:
-    toml = folder / "submission.toml"
-    p = (folder / name).resolve()
-    if not p.is_relative_to(folder.resolve()):
-        raise DataSourceError(
-            f"{name!r} points outside the submission folder", path=toml, field=field
-        )
-    if not p.exists():
-        raise DataSourceError(f"file {name!r} not found", path=toml, field=field)
-    return p
-
-
 def contour_field(gdf: gpd.GeoDataFrame, declared: str | None, path: Path) -> str:
     """Return the elevation attribute of a contour layer (declared, or a usual name)."""
     if declared is not None:
@@ -349,7 +337,9 @@ def sitemap_facts(
     known = declared is not None or layers is not None
     shown = (declared or set()) | from_layers
 
-    contour_path = _inside(folder, sm.contours, "site_map.contours") if sm.contours else None
+    contour_path = (
+        submission_file(folder, sm.contours, "site_map.contours") if sm.contours else None
+    )
     if contour_path is not None:
         from georeview.terrain import measure_contour_interval_ft
 
@@ -373,7 +363,7 @@ def sitemap_facts(
         )
 
     if sm.grid_layer:
-        grid_path = _inside(folder, sm.grid_layer, "site_map.grid_layer")
+        grid_path = submission_file(folder, sm.grid_layer, "site_map.grid_layer")
         grid = read_layer(grid_path, working_crs, label="site_map.grid_layer")
         if grid.empty:
             raise GeometryError("contains no features", path=grid_path)
