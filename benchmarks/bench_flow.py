@@ -4,7 +4,7 @@ Generates an N x N float32 DEM of 1 m cells (default 2400 x 2400) with rolling h
 pits, a valley and a mapped stream along it, then times, each in a
 fresh process so numba's start-up is visible:
 
-- ``georeview.flow.trace_downstream`` for a 400 m x 400 m site (default margins: a window of
+- ``georeview.measure.flow.trace_downstream`` for a 400 m x 400 m site (default margins: a window of
   site + 1/4 mile + 660 ft each side, about 2.6M cells): cold (first call in
   the process: numba compiles or loads pyflwdir's cached machine code) and warm (second
   call), with a breakdown of the warm call (depression filling + D8, flats, trace);
@@ -34,7 +34,7 @@ import json, sys, time
 t0 = time.perf_counter()
 import geopandas as gpd
 from shapely.geometry import Point, LineString
-import georeview.flow as F
+import georeview.measure.flow as F
 t_import = time.perf_counter() - t0
 dem, x, y, sx0, sx1, sy = sys.argv[1], *map(float, sys.argv[2:7])
 site = Point(x, y).buffer(200, cap_style="square")  # a 40-acre site
@@ -81,7 +81,7 @@ for k in range(2):
     t = time.perf_counter()
     r, c = int((tf.f - y) / -tf.e), int((x - tf.c) / tf.a)
     # FlwdirRaster.path hands its affine.Affine to numba, which cannot type affine>=3:
-    # call the numba core with the transform as a tuple (as georeview.flow does)
+    # call the numba core with the transform as a tuple (as georeview.measure.flow does)
     paths, dist = pyflwdir.core.path(np.array([r * z.shape[1] + c], dtype=flw.idxs_ds.dtype),
         flw.idxs_ds, ncol=z.shape[1], max_length=402.0, real_length=True,
         transform=tuple(tf)[:6], mv=flw._mv)

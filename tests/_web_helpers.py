@@ -16,7 +16,7 @@ import geopandas as gpd
 import shapely
 from _build import box_ft, deerfield_layers, write_submission
 
-from georeview.review import Review, review
+from georeview.pipeline.review import Review, review
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -16,8 +16,8 @@ import geopandas as gpd
 import pytest
 import shapely
 
-from georeview.batch import MAX_UNZIPPED_BYTES, extract_zip, is_batch, review_many
 from georeview.errors import DataSourceError, LimitError
+from georeview.pipeline.batch import MAX_UNZIPPED_BYTES, extract_zip, is_batch, review_many
 
 CRS = "EPSG:3071"
 X0, Y0 = 500_000.0, 300_000.0

@@ -13,9 +13,8 @@ import numpy as np
 import pytest
 from _web_helpers import CHROMIUM, PageWatch, make_review
 
-from georeview import webmap
-from georeview.index import write_index
-from georeview.report import write_reports
+from georeview.report import webmap, write_reports
+from georeview.report.index import write_index
 
 pytestmark = [
     pytest.mark.browser,

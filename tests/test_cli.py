@@ -51,7 +51,7 @@ def test_import_stays_light():
     # STYLE.md: importing georeview (and building the CLI) loads no map, plotting,
     # cluster or flow-routing library; the stage that needs one imports it.
     code = (
-        "import sys, georeview, georeview.review, georeview.cli;"
+        "import sys, georeview, georeview.pipeline.review, georeview.cli;"
         "georeview.cli.build_parser();"
         "heavy = {'folium', 'dask', 'distributed', 'matplotlib', 'pyflwdir', 'numba',"
         " 'playwright'};"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from georeview import engineering as eng
 from georeview.errors import ConfigError
+from georeview.measure import engineering as eng
 from georeview.units import SQFT_PER_ACRE
 
 ACRES_250_SQFT = 250 * SQFT_PER_ACRE

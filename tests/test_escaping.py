@@ -13,8 +13,8 @@ import pytest
 import shapely
 from _web_helpers import CHROMIUM, EVIL, XSS, PageWatch, make_review
 
-from georeview.index import write_index
 from georeview.report import write_reports
+from georeview.report.index import write_index
 
 pytestmark = [
     pytest.mark.browser,

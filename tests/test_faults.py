@@ -31,10 +31,10 @@ import pandas as pd
 import pytest
 import shapely
 
-import georeview.screen as screen_mod
-from georeview.batch import review_many
+import georeview.pipeline.screen as screen_mod
 from georeview.cli import main
-from georeview.screen import Source, run_screen
+from georeview.pipeline.batch import review_many
+from georeview.pipeline.screen import Source, run_screen
 
 X0, Y0 = 500_000.0, 300_000.0  # EPSG:3071
 PARTITION = 25

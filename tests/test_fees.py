@@ -12,7 +12,7 @@ import json
 import pytest
 
 from georeview.errors import ConfigError, InputError
-from georeview.fees import money
+from georeview.procedure.fees import money
 
 
 def _items(result):

@@ -1,4 +1,4 @@
-"""Tests of georeview.flow: the 1/4-mile downstream trace on real and synthetic DEMs."""
+"""Tests of georeview.measure.flow: the 1/4-mile downstream trace on real and synthetic DEMs."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from scipy.ndimage import distance_transform_edt
 from shapely.geometry import LineString, Point, box
 
 from georeview.errors import CRSError, InputError
-from georeview.flow import QUARTER_MILE_FT, trace_downstream
+from georeview.measure.flow import QUARTER_MILE_FT, trace_downstream
 from georeview.units import M_PER_FT
 
 X0, Y0 = 500_000.0, 300_000.0  # upper-left corner of the synthetic DEMs (EPSG:3071)

@@ -25,7 +25,7 @@ def test_batch_review_writes_an_index_linking_each_report(tmp_path):
     for name in ("deerfield_minor_home", "deerfield_outside"):
         assert f"{name}/report.html" in page
         assert (out / name / "report.html").is_file()
-    from georeview.webmap import external_resources
+    from georeview.report.webmap import external_resources
 
     assert external_resources(page) == []  # opens with no network
 
@@ -61,6 +61,6 @@ def test_screen_index_has_a_row_per_parcel(shared, tmp_path):
 
 @pytest.mark.parametrize("n", [0])
 def test_index_row_cap_is_documented(n):
-    from georeview import screen
+    from georeview.pipeline import screen
 
     assert screen.INDEX_MAX_ROWS >= 13_116  # Cambridge must fit (issue 7)

@@ -18,7 +18,14 @@ import json
 import pytest
 
 from georeview.errors import ConfigError, DataSourceError, InputError, OutputError
-from georeview.inspections import add_arguments, main, read_log, read_rain, render_csv, run
+from georeview.procedure.inspections import (
+    add_arguments,
+    main,
+    read_log,
+    read_rain,
+    render_csv,
+    run,
+)
 
 D = dt.date
 

@@ -13,7 +13,7 @@ import pytest
 import shapely
 from _build import DEERFIELD, box_ft, dane_munis
 
-from georeview import jurisdiction as jur
+from georeview.measure import jurisdiction as jur
 from georeview.units import miles_to_m
 
 MILE_M = miles_to_m(1.0)  # 1,609.344 m exactly

@@ -1,4 +1,4 @@
-"""Tests of georeview.plan: the [plan] schema, plan facts and the completeness findings.
+"""Tests of georeview.facts.plan: the [plan] schema, plan facts and the completeness findings.
 
 The items checked are the ordinances' own lists: Somers § 17.10(A), (B)(3)(a)-(h) (less
 (e), which the engineering part checks), (B)(5)(a)-(l), (B)(6); Deerfield § 31.09(1)(C)3-4,
@@ -13,8 +13,8 @@ import pytest
 from pyproj import CRS
 
 from georeview.errors import ConfigError, DataSourceError
+from georeview.facts.plan import BMP_ITEMS, plan_facts
 from georeview.load import load_submission
-from georeview.plan import BMP_ITEMS, plan_facts
 from georeview.rules import judge, load_ordinance
 from tests._build import box_ft, write_submission
 from tests.test_sitemap import base_facts

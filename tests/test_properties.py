@@ -27,8 +27,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyproj import CRS, Proj, Transformer
 
-from georeview.jurisdiction import build, locate
-from georeview.measure import area_sqft
+from georeview.measure.areas import area_sqft
+from georeview.measure.jurisdiction import build, locate
 from georeview.rules import judge, load_ordinance
 from georeview.terrain import slope_pct
 from georeview.units import SQFT_PER_ACRE

@@ -16,7 +16,7 @@ import shapely
 from _build import box_ft, deerfield_layers, write_submission
 
 from georeview.cli import main
-from georeview.review import review
+from georeview.pipeline.review import review
 from georeview.units import SQFT_PER_ACRE
 
 TOML = """
@@ -287,7 +287,7 @@ def test_bad_input_never_prints_a_traceback(tmp_path, layers, centre):
 def test_steep_slopes_addressed(steep_sqft, stated, expected):
     # Somers 17.08(C)(3)(c): "Minimization of land disturbing construction activity on
     # slopes of 20% or more."
-    from georeview.review import steep_slopes_addressed
+    from georeview.pipeline.review import steep_slopes_addressed
 
     facts = {"steep_slope_area_sqft": steep_sqft, "plan.steep_slope_minimization": stated}
     assert steep_slopes_addressed(facts) is expected

@@ -16,11 +16,10 @@ import shapely
 from _build import cambridge_layers as write_cambridge_layers
 
 from georeview.errors import ConfigError, OutputError
-from georeview.jurisdiction import locate
 from georeview.load import load_layers
-from georeview.review import jurisdictions_for
-from georeview.rules import judge, load_ordinance
-from georeview.screen import (
+from georeview.measure.jurisdiction import locate
+from georeview.pipeline.review import jurisdictions_for
+from georeview.pipeline.screen import (
     build_context,
     judge_frame,
     overlap_areas,
@@ -30,6 +29,7 @@ from georeview.screen import (
     screen_frame,
     subdivide,
 )
+from georeview.rules import judge, load_ordinance
 
 SQFT_PER_SQM = 1 / 0.3048**2  # international foot, exact
 CAMBRIDGE = Path(__file__).resolve().parents[2] / "shared" / "data" / "ma_cambridge"
@@ -44,7 +44,7 @@ def test_overlap_areas_hand_worked_and_no_double_count() -> None:
         [shapely.box(0, 0, 10, 10), shapely.box(10, 0, 20, 10), shapely.box(100, 100, 110, 110)]
     )
     # two wetlands overlapping on 5 <= x <= 15, 5 <= y <= 10: their union is box(5, 0, 15, 10)
-    from georeview.screen import dissolve_pieces
+    from georeview.pipeline.screen import dissolve_pieces
 
     pieces = dissolve_pieces([shapely.box(5, 0, 15, 10), shapely.box(5, 5, 15, 10)])
     got = overlap_areas(parcels, pieces)
@@ -463,7 +463,7 @@ def test_cambridge_resume_after_interruption(
     assert not out.exists()  # no partial output under the final name
     parts = sorted((tmp_path / "resumed.csv.parts").glob("part-*.parquet"))
     assert len(parts) == 2
-    import georeview.screen as screen_mod
+    import georeview.pipeline.screen as screen_mod
 
     screened: list[int] = []
     real = screen_mod.screen_slice

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from _build import cambridge_layers as write_cambridge_layers
 
-from georeview.screen import parse_columns, run_screen
+from georeview.pipeline.screen import parse_columns, run_screen
 
 CAMBRIDGE = Path(__file__).resolve().parents[2] / "shared" / "data" / "ma_cambridge"
 PARCELS = CAMBRIDGE / "ASSESSING_ParcelsFY2014.gpkg"

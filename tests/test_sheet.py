@@ -1,4 +1,4 @@
-"""Tests of georeview.sheet: the printed scale is measured in the PDF itself.
+"""Tests of georeview.report.sheet: the printed scale is measured in the PDF itself.
 
 PDF user space is 72 points per inch (ISO 32000-1, 8.3.2.3), so a ledger page is
 17 x 11 in = 1224 x 792 pt and ANSI D 34 x 22 in = 2448 x 1584 pt. The site is a
@@ -21,9 +21,9 @@ from pypdf import PdfReader
 from pypdf.generic import ContentStream
 from shapely.geometry import LineString
 
-from georeview import sheet as sheet_mod
 from georeview.errors import InputError, LimitError, OutputError
-from georeview.sheet import LAYOUTS, SITE_COLOR, choose_scale, grid_labels, make_sheet
+from georeview.report import sheet as sheet_mod
+from georeview.report.sheet import LAYOUTS, SITE_COLOR, choose_scale, grid_labels, make_sheet
 from georeview.units import M_PER_FT
 from tests._build import box_ft, write_submission
 

@@ -1,4 +1,4 @@
-"""Tests of georeview.sitemap: features near the site, what the map shows, and the rules.
+"""Tests of georeview.facts.sitemap: features near the site, what the map shows, and the rules.
 
 Distances are hand-worked: the site is a rectangle in EPSG:3071 (metres); a feature placed
 ``d`` metres from its edge is ``d / 0.3048`` ft away (international foot, exact). The
@@ -18,15 +18,15 @@ from shapely.geometry import LineString
 import georeview.ordinances
 from georeview.config import SITE_MAP_FEATURES, parse_model, read_toml
 from georeview.errors import ConfigError, DataSourceError
-from georeview.load import load_submission
-from georeview.plan import plan_facts
-from georeview.rules import RulePart, judge, load_ordinance
-from georeview.sitemap import (
+from georeview.facts.plan import plan_facts
+from georeview.facts.sitemap import (
     NEAR_FEATURES,
     adjacent_distance_ft,
     features_near,
     sitemap_facts,
 )
+from georeview.load import load_submission
+from georeview.rules import RulePart, judge, load_ordinance
 from georeview.units import M_PER_FT, M_PER_US_FT, SQFT_PER_ACRE
 from tests._build import box_ft, write_submission
 

@@ -17,9 +17,8 @@ import shapely
 from _web_helpers import make_review
 from pyproj import Transformer
 
-from georeview import webmap
-from georeview.index import index_data, outcome, write_index
-from georeview.report import write_reports
+from georeview.report import webmap, write_reports
+from georeview.report.index import index_data, outcome, write_index
 
 
 @pytest.fixture(scope="module")

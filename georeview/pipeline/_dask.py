@@ -31,11 +31,11 @@ def run_partitions(
 
     Parameters
     ----------
-    source : georeview.screen.Source
+    source : georeview.pipeline.screen.Source
         The parcel file.
     todo : sequence of (int, int, int)
         Partitions still to do.
-    ctx : georeview.screen.ScreenContext
+    ctx : georeview.pipeline.screen.ScreenContext
         Broadcast once to every worker.
     save : callable
         ``save(index, frame)``, called on the client as each partition finishes.
@@ -55,7 +55,7 @@ def run_partitions(
     from distributed import Client, KilledWorker, LocalCluster, as_completed
 
     from georeview.errors import ComputeError, DataSourceError
-    from georeview.screen import screen_slice
+    from georeview.pipeline.screen import screen_slice
 
     cluster = None
     try:

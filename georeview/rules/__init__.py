@@ -167,7 +167,7 @@ def evaluate(cond: Condition | None, facts: Mapping[str, Any]) -> Tri:
 def compare(op: str, x: Any, value: Any) -> Tri:
     """The leaf test of a condition on one known-or-unknown value (``None`` = unknown).
 
-    Shared by :func:`evaluate` and the vectorised screening (georeview.screen), so a
+    Shared by :func:`evaluate` and the vectorised screening (georeview.pipeline.screen), so a
     rule means the same thing for one review and for a million parcels.
     """
     if x is None:

@@ -466,7 +466,7 @@ def check_site_size(
     LimitError
         When the union of the polygons exceeds ``max_sqmi`` square miles.
     """
-    from georeview.measure import sqft_per_crs_unit2
+    from georeview.measure.areas import sqft_per_crs_unit2
     from georeview.units import SQFT_PER_SQMI
 
     area = float(shapely.area(shapely.union_all(gdf.geometry.values)))

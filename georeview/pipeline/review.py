@@ -20,12 +20,12 @@ import shapely
 from georeview import __version__
 from georeview.config import load_submission_config
 from georeview.errors import ConfigError, DataSourceError
-from georeview.jurisdiction import JurisdictionResult, Jurisdictions, build, locate
+from georeview.facts.plan import plan_facts
+from georeview.facts.sitemap import sitemap_facts
 from georeview.load import Layers, LoadedSubmission, load_layers, load_submission, to_crs
-from georeview.measure import Areas, floodway, measure_areas, sfha
-from georeview.plan import plan_facts
+from georeview.measure.areas import Areas, floodway, measure_areas, sfha
+from georeview.measure.jurisdiction import JurisdictionResult, Jurisdictions, build, locate
 from georeview.rules import Judgement, Ordinance, judge, load_ordinance
-from georeview.sitemap import sitemap_facts
 from georeview.units import M_PER_FT
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ def find_layers_dir(municipality: str, start: Path | None = None) -> Path:
     candidates.append(Path.cwd() / "layers" / municipality)
     if start is not None:
         candidates += [p / "layers" / municipality for p in Path(start).resolve().parents]
-    candidates.append(Path(__file__).resolve().parents[1] / "layers" / municipality)
+    candidates.append(Path(__file__).resolve().parents[2] / "layers" / municipality)
     for c in candidates:
         if (c / "layers.toml").is_file():
             return c
@@ -347,8 +347,9 @@ def measure_terrain(
     -------
     (measures, map layers, warnings)
     """
-    from georeview import flow, terrain
+    from georeview import terrain
     from georeview.errors import CoverageError
+    from georeview.measure import flow
 
     spec = layers.config.dem
     if spec is None:
@@ -414,7 +415,7 @@ def soil_rows(
     spec = layers.config.soils
     if soils is None or spec is None or len(soils) == 0:
         return None
-    from georeview.measure import sqft_per_crs_unit2
+    from georeview.measure.areas import sqft_per_crs_unit2
 
     geoms = soils.geometry.values
     hit = shapely.intersects(geoms, area)
@@ -443,8 +444,8 @@ def engineering_stage(
     site: shapely.Geometry,
     soils: gpd.GeoDataFrame | None,
 ) -> Any:
-    """USLE, TR-55 and basin sizing (georeview.engineering) for one submission."""
-    from georeview import engineering
+    """USLE, TR-55 and basin sizing (georeview.measure.engineering) for one submission."""
+    from georeview.measure import engineering
 
     cfg = sub.config
     inputs = engineering.parse_sections(
@@ -502,13 +503,13 @@ def engineering_facts(eng: Any) -> dict[str, Any]:
 
 
 def procedure(sub: LoadedSubmission, category: str | None, municipality: str) -> dict[str, Any]:
-    """Deadlines (georeview.calendar) and money (georeview.fees) for a regulated site.
+    """Deadlines (georeview.calendar) and money (georeview.procedure.fees) for a regulated site.
 
     Returns the report sections ``deadlines`` and ``fees``, and under ``_facts``
     the amounts the fee and security rules read.
     """
     from georeview.calendar import deadlines
-    from georeview.fees import money
+    from georeview.procedure.fees import money
 
     act = sub.config.activity
     fees = money(
@@ -577,7 +578,7 @@ def build_facts(
     for name, value in act.model_dump().items():
         facts[f"activity.{name}"] = tuple(value) if isinstance(value, list) else value
     sm = cfg.site_map
-    # As declared; georeview.sitemap replaces the interval and the grid with what it
+    # As declared; georeview.facts.sitemap replaces the interval and the grid with what it
     # measures when a contour or grid layer is submitted.
     facts["site_map.scale_ft_per_inch"] = sm.scale_ft_per_inch
     facts["site_map.contour_interval_ft"] = sm.contour_interval_ft
@@ -595,7 +596,7 @@ def build_facts(
 def steep_slopes_addressed(facts: dict[str, Any]) -> bool | None:
     """Somers 17.08(C)(3)(c): no disturbance on slopes of 20 % or more, or a plan for it.
 
-    Reads the validated ``plan.steep_slope_minimization`` fact (georeview.plan): text
+    Reads the validated ``plan.steep_slope_minimization`` fact (georeview.facts.plan): text
     describing the minimisation or ``true`` addresses it, ``false`` says it is not.
     """
     if facts.get("steep_slope_area_sqft") == 0:

@@ -6,7 +6,7 @@ map, and the site, its disturbance and the waters, wetlands, floodplains and ste
 slopes on and around it. The map is drawn at one of the engineer's scales
 1 in = 20, 30, 40, 50, 60 or 100 ft: the most detailed at which the site and its
 disturbance, plus the "immediately adjacent" band of the ordinance
-(:func:`georeview.sitemap.adjacent_distance_ft`, 100 ft) on every side, fit the
+(:func:`georeview.facts.sitemap.adjacent_distance_ft`, 100 ft) on every side, fit the
 drawing area of a ledger (17 x 11 in) or ANSI D (34 x 22 in) sheet.
 
 The map frame is placed at an exact position on the page and its limits are set so
@@ -14,7 +14,7 @@ that one inch of paper is exactly ``scale_ft_per_inch`` feet in the working CRS
 (grid distance; EPSG:3071 has a scale factor within 0.9996-1.0004 of ground, which the
 title block states). North is grid north of the working CRS.
 
-Geometries come from :func:`georeview.review.review` (the same loaders and measures
+Geometries come from :func:`georeview.pipeline.review.review` (the same loaders and measures
 as the report); contours are drawn from the municipality's DEM by
 :func:`georeview.terrain.contours_ft` over the whole map.
 """
@@ -298,14 +298,14 @@ def make_sheet(
     LimitError
         When the site does not fit ANSI D at 1 in = 100 ft.
     GeoReviewError
-        Whatever :func:`georeview.review.review` raises for bad input.
+        Whatever :func:`georeview.pipeline.review.review` raises for bad input.
     """
     import matplotlib as mpl
     from matplotlib.backends.backend_pdf import FigureCanvasPdf
     from matplotlib.figure import Figure
 
-    from georeview.review import review
-    from georeview.sitemap import adjacent_distance_ft
+    from georeview.facts.sitemap import adjacent_distance_ft
+    from georeview.pipeline.review import review
 
     if not (0 < contour_interval_ft <= MAX_CONTOUR_INTERVAL_FT):
         raise InputError(
@@ -455,7 +455,7 @@ def _draw_layers(
     from matplotlib.collections import LineCollection
     from matplotlib.patches import PathPatch
 
-    from georeview.measure import floodway, sfha
+    from georeview.measure.areas import floodway, sfha
 
     drawn: list[str] = []
     ml = r.map_layers

@@ -1,6 +1,6 @@
 """Report stage: one result dict → report.json and report.html.
 
-Both outputs are rendered from :meth:`georeview.review.Review.to_dict`; the HTML
+Both outputs are rendered from :meth:`georeview.pipeline.review.Review.to_dict`; the HTML
 uses a Jinja2 template shipped in the package with autoescaping on, so text
 from a submission (names, descriptions, attribute values) is always escaped.
 Files are written to a temporary name and renamed, so a failed write never
@@ -156,7 +156,7 @@ def write_reports(review: Any, out_dir: Path, *, with_map: bool = True) -> dict[
     }
     map_html = None
     if with_map:
-        from georeview.webmap import build_map, render_map
+        from georeview.report.webmap import build_map, render_map
 
         map_html = render_map(build_map(review, report))
         paths["map"] = write_atomic(out_dir / "map.html", map_html)

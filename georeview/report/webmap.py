@@ -624,7 +624,7 @@ def build_map(
 
     Parameters
     ----------
-    review : georeview.review.Review
+    review : georeview.pipeline.review.Review
         The review (geometries in the working CRS).
     report : dict, optional
         ``review.to_dict()`` (popup text comes from it); computed when omitted.

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from georeview.errors import CRSError, InputError
-from georeview.webmap import PRECISION, asset_tags, display_geojson, safe_json
+from georeview.report.webmap import PRECISION, asset_tags, display_geojson, safe_json
 
 log = logging.getLogger(__name__)
 

@@ -210,8 +210,8 @@ def _review_one(
 ) -> tuple[dict[str, Any], Any]:
     """Review one submission and write its reports; return its summary row and site."""
     from georeview.load import load_layers
+    from georeview.pipeline.review import jurisdictions_for, resolve_layers, review
     from georeview.report import write_reports
-    from georeview.review import jurisdictions_for, resolve_layers, review
 
     target = out / name
     if (target / "report.json").exists() and not overwrite:
@@ -369,7 +369,7 @@ def _write_index(path: Path, rows: list[dict[str, Any]], sites: list[Any], *, ti
     import geopandas as gpd
     import pandas as pd
 
-    from georeview.index import write_index
+    from georeview.report.index import write_index
 
     frame = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
     frame["report_html"] = [f"{r['name']}/report.html" if r["status"] == "ok" else "" for r in rows]

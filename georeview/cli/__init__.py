@@ -22,12 +22,12 @@ EXIT_BAD_INPUT = 2
 
 
 def _review(args: argparse.Namespace) -> int:
+    from georeview.pipeline.review import review
     from georeview.report import write_reports
-    from georeview.review import review
 
     target = Path(args.submission)
     out = Path(args.out)
-    from georeview import batch
+    from georeview.pipeline import batch
 
     if batch.is_batch(target):
         res = batch.review_many(
@@ -102,7 +102,7 @@ def _rules(args: argparse.Namespace) -> int:
 
 
 def _inspections(args: argparse.Namespace) -> int:
-    from georeview import inspections
+    from georeview.procedure import inspections
 
     return inspections.main(args)
 
@@ -145,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("municipality", nargs="?", help="somers or deerfield (default: all)")
     p.set_defaults(func=_rules)
 
-    from georeview import inspections, sheet
+    from georeview.procedure import inspections
+    from georeview.report import sheet
 
     p = sub.add_parser(
         "sitemap",
@@ -163,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     inspections.add_arguments(p)
     p.set_defaults(func=_inspections)
 
-    from georeview import screen
+    from georeview.pipeline import screen
 
     p = sub.add_parser(
         "screen",

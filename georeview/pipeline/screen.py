@@ -19,7 +19,7 @@ written to ``OUT.parts/`` with a manifest keyed by the input's hash and the opti
 an interrupted run resumes where it stopped and produces the same file as an
 uninterrupted one. The output is written under a temporary name and renamed when
 complete. ``--workers N`` and ``--scheduler ADDRESS`` run the partitions on Dask
-(:mod:`georeview._dask`).
+(:mod:`georeview.pipeline._dask`).
 """
 
 from __future__ import annotations
@@ -444,8 +444,8 @@ def build_context(
     columns : mapping, optional
         Role -> field map of the parcel layer (default: Wisconsin statewide schema).
     """
-    from georeview.measure import floodway, sfha, sqft_per_crs_unit2
-    from georeview.review import jurisdictions_for
+    from georeview.measure.areas import floodway, sfha, sqft_per_crs_unit2
+    from georeview.pipeline.review import jurisdictions_for
 
     cfg = layers.config
     crs = layers.working_crs
@@ -991,7 +991,7 @@ def _facts_frame(
     steep: tuple[Any, Any],
     kinds: Any,
 ) -> tuple[pd.DataFrame, Any]:
-    """The facts :func:`georeview.review.build_facts` would give each parcel, as columns."""
+    """The facts :func:`georeview.pipeline.review.build_facts` would give each parcel, as columns."""
     a = ctx.assumption
     n = area_sqft.size
     if a.disturb == "whole":
@@ -1586,7 +1586,7 @@ def run_screen(
                 on_partition(finished, len(parts))
 
         if workers > 1 or scheduler:
-            from georeview._dask import run_partitions
+            from georeview.pipeline._dask import run_partitions
 
             run_partitions(source, todo, ctx, save, workers=workers, scheduler=scheduler)
         else:
@@ -1638,7 +1638,7 @@ def write_screen_index(
     """
     import geopandas as gpd
 
-    from georeview.index import write_index
+    from georeview.report.index import write_index
 
     frames = []
     total = 0

@@ -1,0 +1,1 @@
+"""Pipelines that chain load, measure, judge and report: one review, a batch, a screening."""

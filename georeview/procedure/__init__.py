@@ -1,0 +1,1 @@
+"""Procedure: review deadlines, fees and forfeitures, and the inspection log check."""
