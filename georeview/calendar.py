@@ -46,17 +46,17 @@ def _config() -> dict[str, Any]:
     return package_data(_CONFIG_NAME)
 
 
-def _municipality(name: str) -> dict[str, Any]:
-    """Return the calendar entry of a municipality, or raise :class:`ConfigError`."""
-    table = _config()["municipalities"]
-    key = str(name).strip().lower()
-    if key not in table:
-        raise ConfigError(
-            f"unknown municipality {name!r}; known: {', '.join(sorted(table))}",
-            path=f"georeview/data/{_CONFIG_NAME}",
-            field="municipalities",
-        )
-    return table[key]
+def municipality_calendar(name: str) -> dict[str, Any]:
+    """Return the calendar of a municipality (``ordinances/<name>/calendar.toml``).
+
+    Raises
+    ------
+    georeview.errors.ConfigError
+        Unknown municipality, or its folder has no calendar.
+    """
+    from georeview.ordinances import table
+
+    return table(name, "calendar")
 
 
 def _nth_weekday(year: int, month: int, weekday: int, n: int) -> dt.date:
@@ -144,7 +144,7 @@ def closures(municipality: str, year: int) -> Mapping[dt.date, str]:
         Observed closure date -> holiday name (weekend dates are included only if configured
         without a shift; they are weekends anyway).
     """
-    spec = _municipality(municipality)
+    spec = municipality_calendar(municipality)
     out = _observed(
         list(spec["closures"]), year, spec["saturday_shift_days"], spec["sunday_shift_days"]
     )
@@ -241,7 +241,7 @@ def add_business_days(start: dt.date, n: int, municipality: str) -> dt.date:
         ``n`` negative or not an integer, or ``start`` not a date.
     """
     start = _as_date(start, "start")
-    _municipality(municipality)
+    municipality_calendar(municipality)
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise InputError(f"n must be a non-negative integer, got {n!r}", field="n")
     day = start
@@ -298,7 +298,7 @@ def add_calendar_days(
     if extend_last_day:
         if municipality is None:
             raise InputError("extend_last_day needs a municipality", field="municipality")
-        day = next_secular_day(day, _municipality(municipality)["legal_holidays"])
+        day = next_secular_day(day, municipality_calendar(municipality)["legal_holidays"])
     return day
 
 
@@ -351,7 +351,7 @@ class Deadline:
 
 def _deadline(spec: Mapping[str, Any], municipality: str, facts: Mapping[str, Any]) -> Deadline:
     """Compute one configured deadline from the facts."""
-    mspec = _municipality(municipality)
+    mspec = municipality_calendar(municipality)
     start = facts.get(spec["from"])
     common = {"id": spec["id"], "name": spec["name"], "citation": spec["citation"]}
     if start is None:
@@ -434,7 +434,7 @@ def deadlines(
         In the order of ``calendar.toml``; a deadline whose starting fact is unknown has
         ``date=None``.
     """
-    spec = _municipality(municipality)
+    spec = municipality_calendar(municipality)
     if category is not None and category not in ("major", "minor"):
         raise InputError(
             f"category must be 'major', 'minor' or None, got {category!r}", field="category"

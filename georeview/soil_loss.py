@@ -256,7 +256,9 @@ class RFactor:
 
 def r_factor_for(municipality: str) -> RFactor:
     """Return the configured annual R factor of a municipality, with its source."""
-    entry = usle_tables()["r_factor"].get(municipality)
+    from georeview.ordinances import table
+
+    entry = table(municipality, "usle").get("r_factor")
     if entry is None:
         return RFactor(None, f"no R factor configured for {municipality!r}", False)
     confirmed = entry.get("status") == "confirmed" and entry.get("value") is not None

@@ -1232,7 +1232,8 @@ def findings_section(samples: list[Sample], digests: dict[str, dict[str, Any]]) 
         "",
         "## What `georeview review` reports",
         "",
-        "Written by `make_samples.py` from `georeview.pipeline.review.review()` on each sample after it "
+        "Written by `make_samples.py` from `georeview.pipeline.review.review()` on each sample "
+        "after it "
         "is written; the script stops if a review's failing or needs_info compliance "
         "citations (finding kinds `limit` and `required`), its regulated / category / larger "
         "site, or whether it computes soil loss and peaks differ from what the sample "

@@ -246,7 +246,7 @@ def test_deerfield_expiry_from_leap_day():
 
 # --- errors -----------------------------------------------------------------------------------
 def test_unknown_municipality():
-    with pytest.raises(ConfigError, match="unknown municipality 'kenosha'"):
+    with pytest.raises(ConfigError, match="no ordinance folder for municipality 'kenosha'"):
         add_business_days(D(2025, 1, 2), 3, "kenosha")
     with pytest.raises(ConfigError):
         deadlines("kenosha", application_date=D(2025, 1, 2), category=None)

@@ -32,7 +32,7 @@ def test_rules_lists_every_rule_with_its_citation(municipality, capsys):
 def test_unknown_municipality_is_one_line(capsys):
     assert main(["rules", "springfield"]) == 2
     err = capsys.readouterr().err
-    assert "no ordinance file for municipality 'springfield'" in err
+    assert "no ordinance folder for municipality 'springfield'" in err
 
 
 def test_closed_pipe_is_not_a_traceback():

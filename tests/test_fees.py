@@ -147,7 +147,7 @@ def test_to_dict_is_json():
 
 
 def test_errors():
-    with pytest.raises(ConfigError, match="unknown municipality"):
+    with pytest.raises(ConfigError, match="no ordinance folder for municipality"):
         money("kenosha", category="major")
     with pytest.raises(InputError, match="category"):
         money("deerfield", category="large")

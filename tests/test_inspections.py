@@ -238,7 +238,7 @@ def test_duplicate_rain_date(tmp_path):
 
 def test_unknown_municipality(files):
     log, rain = files
-    with pytest.raises(ConfigError, match="unknown municipality"):
+    with pytest.raises(ConfigError, match="no ordinance folder for municipality"):
         run(log, rain, "kenosha")
 
 

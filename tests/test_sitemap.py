@@ -368,7 +368,7 @@ def test_every_sitemap_rule_reads_facts_that_exist(tmp_path):
     folder = Path(georeview.ordinances.__file__).parent
     for m in ("somers", "deerfield"):
         for part in ("sitemap", "plan"):
-            path = folder / f"{m}.{part}.toml"
+            path = folder / m / f"{part}.toml"
             rules = parse_model(RulePart, read_toml(path), path).rules
             assert len(rules) >= 6
             for r in rules:

@@ -72,19 +72,10 @@ def _review(args: argparse.Namespace) -> int:
 
 
 def _rules(args: argparse.Namespace) -> int:
-    from importlib import resources
-
+    from georeview.ordinances import municipalities
     from georeview.rules import load_ordinance
 
-    names = (
-        [args.municipality]
-        if args.municipality
-        else sorted(
-            p.name[:-5]
-            for p in resources.files("georeview.ordinances").iterdir()
-            if p.name.endswith(".toml")
-        )
-    )
+    names = [args.municipality] if args.municipality else list(municipalities())
     for name in names:
         o = load_ordinance(name)
         print(f"# {o.title}")

@@ -168,6 +168,27 @@ class Bmps(_Strict):
 #: The twelve BMP items of Somers § 17.10(B)(5), in the ordinance's order (a)-(l).
 BMP_ITEMS = tuple(Bmps.model_fields)
 
+#: Every ``plan.has.<item>`` fact :func:`plan_items` gives (the fact registry's list).
+PLAN_ITEMS = (
+    "owner",
+    "consultant",
+    "dates",
+    "site_description",
+    "usgs_topo_map",
+    "sequence_phases",
+    "sequencing",
+    "area_estimates",
+    "soils_description",
+    "groundwater_depth",
+    "receiving_water",
+    "velocity_dissipation",
+    "maintenance",
+    "control_calculations",
+    *(f"bmp.{name}" for name in BMP_ITEMS),
+    "bmp_summary",
+    "schedule",
+)
+
 #: Plan items that a file under ``[plan.documents]`` may provide.
 DOCUMENT_ITEMS = (
     "plan",

@@ -68,7 +68,7 @@ from pydantic import Field, model_validator
 from georeview import hydrology as hy
 from georeview import sediment as sd
 from georeview import soil_loss as sl
-from georeview.config import _Strict, package_data, parse_model
+from georeview.config import _Strict, parse_model
 from georeview.errors import InputError
 from georeview.units import SQFT_PER_ACRE, sqft_to_sqmi
 
@@ -305,15 +305,11 @@ def parse_sections(raw: dict[str, Any], path: Path | str) -> EngineeringInputs:
 # --------------------------------------------------------------------------------------------
 # Rainfall
 # --------------------------------------------------------------------------------------------
-def _rainfall_table() -> dict[str, Any]:
-    return package_data("rainfall.toml")
-
-
 def design_rainfall_in(municipality: str) -> tuple[dict[str, float], str, bool]:
     """Return configured 24-hour design depths ``{"2yr": in, ...}``, their source, confirmed."""
-    entry = _rainfall_table().get(municipality)
-    if entry is None:
-        return {}, f"no design rainfall configured for {municipality!r}", False
+    from georeview.ordinances import table
+
+    entry = table(municipality, "rainfall")
     confirmed = entry.get("status") == "confirmed"
     depths = {k: float(v) for k, v in entry.get("depths_in", {}).items()} if confirmed else {}
     return depths, entry.get("source", ""), confirmed

@@ -33,7 +33,7 @@ import re
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,8 @@ from georeview.errors import (
     InputError,
     OutputError,
 )
-from georeview.rules import Condition, Ordinance, Rule, compare
+from georeview.rules import FrameJudgement, Ordinance, judge_frame
+from georeview.rules.evaluate import tri_array
 from georeview.units import acres_to_sqft, sqft_to_acres
 
 log = logging.getLogger(__name__)
@@ -723,262 +724,6 @@ def _dem_crs(path: str) -> Any:
         return dem_crs_info(src.crs, path).crs
 
 
-# --------------------------------------------------------------------------- rules over columns
-
-
-def _col(facts: pd.DataFrame, name: str) -> pd.Series:
-    if name in facts.columns:
-        return facts[name]
-    return pd.Series(pd.NA, index=facts.index, dtype="object", name=name)
-
-
-def _tri_from(values: Any, known: Any, index: pd.Index) -> pd.Series:
-    arr = pd.array(np.asarray(values, dtype=bool), dtype="boolean")
-    arr[~np.asarray(known, dtype=bool)] = pd.NA
-    return pd.Series(arr, index=index)
-
-
-def _by_unique(
-    col: pd.Series, func: Callable[[Any], bool | None], cache: dict | None = None
-) -> pd.Series:
-    """Apply a per-value test to the distinct values of an object column only.
-
-    ``cache`` (keyed by column name) keeps the distinct values between tests of the
-    same column of the same frame; a column is never replaced while it is in use.
-    """
-    key = col.name
-    if cache is not None and key in cache:
-        codes, uniques = cache[key]
-    else:
-        codes, uniques = pd.factorize(col, use_na_sentinel=True)
-        if cache is not None:
-            cache[key] = (codes, uniques)
-    res = [func(u) for u in uniques]  # one call per distinct value, not per row
-    values = np.array([bool(r) if r is not None else False for r in res] + [False])
-    known = np.array([r is not None for r in res] + [False])
-    return _tri_from(values[codes], known[codes], col.index)
-
-
-def evaluate_frame(
-    cond: Condition | None, facts: pd.DataFrame, cache: dict | None = None
-) -> pd.Series:
-    """Evaluate a condition over every row of ``facts`` (nullable boolean, NA = unknown).
-
-    The same Kleene logic as :func:`georeview.rules.evaluate`; pandas' ``boolean``
-    dtype implements it for ``&``, ``|`` and ``~``. ``cache`` keeps the distinct values
-    of object columns between calls on the same frame.
-    """
-    import operator
-
-    idx = facts.index
-    if cond is None:
-        return pd.Series(pd.array(np.ones(len(idx), dtype=bool), dtype="boolean"), index=idx)
-    if cond.all is not None:
-        out = evaluate_frame(None, facts)
-        for c in cond.all:
-            out = out & evaluate_frame(c, facts, cache)
-        return out
-    if cond.any is not None:
-        out = ~evaluate_frame(None, facts)
-        for c in cond.any:
-            out = out | evaluate_frame(c, facts, cache)
-        return out
-    if cond.not_ is not None:
-        return ~evaluate_frame(cond.not_, facts, cache)
-    if cond.fact is None or cond.op is None:
-        raise ConfigError("a condition needs fact and op, or all/any/not")
-    if cond.fact not in facts.columns:
-        # A fact no parcel has (plan contents, declared engineering): all unknown, and
-        # "present" is false everywhere; no need to look at 100,000 missing values.
-        none = np.zeros(len(idx), dtype=bool)
-        return _tri_from(none, none if cond.op != "present" else ~none, idx)
-    col = _col(facts, cond.fact)
-    known = col.notna().to_numpy()
-    if cond.op == "present":
-        return _tri_from(known, np.ones(len(idx), dtype=bool), idx)
-    ops = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
-           "==": operator.eq, "!=": operator.ne}  # fmt: skip
-    numeric = pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)
-    if numeric and cond.op in ops and isinstance(cond.value, (int, float)):
-        x = col.to_numpy(dtype=float, na_value=np.nan)
-        with np.errstate(invalid="ignore"):
-            return _tri_from(ops[cond.op](x, cond.value), known, idx)
-    if pd.api.types.is_bool_dtype(col.dtype) and cond.op in ("is_true", "is_false"):
-        x = col.to_numpy(dtype=bool, na_value=False)
-        return _tri_from(x if cond.op == "is_true" else ~x, known, idx)
-    value = cond.value
-
-    def test(x: Any) -> bool | None:
-        if x is None or x is pd.NA or (isinstance(x, float) and np.isnan(x)):
-            return None
-        return compare(cond.op, x, value)
-
-    return _by_unique(col, test, cache)
-
-
-def _kleene_or(series: Iterable[pd.Series], index: pd.Index) -> pd.Series:
-    out = pd.Series(pd.array(np.zeros(len(index), dtype=bool), dtype="boolean"), index=index)
-    for s in series:
-        out = out | s
-    return out
-
-
-def _reach_frame(ordinance: Ordinance, facts: pd.DataFrame, cache: dict | None = None) -> pd.Series:
-    """Vectorised :func:`georeview.rules._reach`: Kleene OR over the categories present."""
-    r = ordinance.reach
-    sub = evaluate_frame(
-        Condition(fact="activity.kinds", op="contains_any", value=["subdivision"]), facts, cache
-    )
-    idx = facts.index
-    terms = []
-    for s, how in (
-        ("village", r.village),
-        ("extraterritorial", r.extraterritorial),
-        ("outside", r.outside),
-    ):
-        share = _col(facts, f"jurisdiction.share.{s}").to_numpy(dtype=float, na_value=0.0)
-        present = pd.Series(pd.array(share >= SLIVER_SHARE, dtype="boolean"), index=idx)
-        if how == "all":
-            terms.append(present)
-        elif how == "subdivision":
-            terms.append(present & sub)
-    return _kleene_or(terms, idx)
-
-
-@dataclass(frozen=True)
-class FrameJudgement:
-    """Vectorised judgement: per rule ``applies`` and ``status`` columns, and the totals."""
-
-    applies: pd.DataFrame
-    status: pd.DataFrame
-    reached: pd.Series
-    exempt: pd.Series
-    regulated: pd.Series
-    category: pd.Series
-    larger_site: pd.Series
-    flags: dict[str, pd.Series]
-
-
-def judge_frame(ordinance: Ordinance, facts: pd.DataFrame) -> FrameJudgement:
-    """Apply every rule of ``ordinance`` to every row of ``facts`` at once.
-
-    Row for row the same result as :func:`georeview.rules.judge` on that row's facts
-    (missing values are unknown): the same reach, exemptions, triggers, classification
-    and standards statuses. Columns of ``applies``/``status`` are rule ids, plus
-    ``<municipality>.reach``.
-    """
-    facts = facts.copy()
-    idx = facts.index
-    cache: dict = {}
-    applies: dict[str, pd.Series] = {}
-    status: dict[str, Any] = {}
-    reach_id = f"{ordinance.municipality}.reach"
-    reached = _reach_frame(ordinance, facts, cache)
-    applies[reach_id] = reached
-    status[reach_id] = np.where(reached.isna(), "needs_info", "pass")
-
-    def determine(kind: str) -> list[pd.Series]:
-        out = []
-        for rule in (r for r in ordinance.rules if r.kind == kind):
-            v = evaluate_frame(rule.when, facts, cache)
-            applies[rule.id] = v
-            status[rule.id] = np.where(v.isna(), "needs_info", "pass").astype(object)
-            out.append(v)
-        return out
-
-    exempt = _kleene_or(determine("exemption"), idx)
-    triggered = _kleene_or(determine("trigger"), idx)
-    regulated = reached & ~exempt & triggered
-    facts["classification.regulated"] = regulated
-    not_reg = (regulated == False).fillna(False).to_numpy(dtype=bool)  # noqa: E712
-    flags: dict[str, pd.Series] = {}
-    for rule in (r for r in ordinance.rules if r.kind == "classify"):
-        v = evaluate_frame(rule.when, facts, cache)
-        applies[rule.id] = v
-        st = np.where(v.isna(), "needs_info", "pass")
-        status[rule.id] = np.where(not_reg, "not_applicable", st)
-        key = rule.sets or rule.id
-        flags[key] = (flags[key] | v) if key in flags else (~evaluate_frame(None, facts) | v)
-    reg_true = (regulated == True).fillna(False).to_numpy(dtype=bool)  # noqa: E712
-    major = flags.get("major")
-    category = np.full(len(idx), None, dtype=object)
-    if major is not None:
-        mk = major.notna().to_numpy() & reg_true
-        mv = major.fillna(False).to_numpy(dtype=bool)
-        category[mk] = np.where(mv[mk], "major", "minor")
-    larger = flags.get("larger_site")
-    larger_site = reg_true & (
-        larger.fillna(False).to_numpy(dtype=bool) if larger is not None else False
-    )
-    facts["classification.category"] = pd.Series(category, index=idx, dtype=object)
-    facts["classification.larger_site"] = pd.Series(larger_site, index=idx)
-    for key, v in flags.items():
-        facts[f"classification.{key}"] = v
-    for rule in ordinance.rules:
-        if rule.kind in ("reach", "exemption", "trigger", "classify"):
-            continue
-        a, s = _standard_frame(rule, facts, not_reg, cache)
-        applies[rule.id], status[rule.id] = a, s
-    return FrameJudgement(
-        applies=pd.DataFrame(applies, index=idx),
-        status=pd.DataFrame(status, index=idx, dtype=object),
-        reached=reached,
-        exempt=exempt,
-        regulated=regulated,
-        category=pd.Series(category, index=idx, dtype=object),
-        larger_site=pd.Series(larger_site, index=idx),
-        flags=flags,
-    )
-
-
-#: Finding statuses by small-integer code (statuses are built as codes, then named once).
-_STATUS_NAMES = np.array(["pass", "fail", "needs_info", "not_applicable"], dtype=object)
-_PASS, _FAIL, _NEEDS_INFO, _NOT_APPLICABLE = range(4)
-
-
-def _standard_frame(
-    rule: Rule, facts: pd.DataFrame, not_reg: Any, cache: dict | None = None
-) -> tuple[pd.Series, Any]:
-    """Vectorised :func:`georeview.rules._standard` (applies, status)."""
-    idx = facts.index
-    n = len(idx)
-    name = rule.measure or rule.fact
-    if name and name in facts.columns:
-        m_known = facts[name].notna().to_numpy()
-    else:
-        m_known = np.zeros(n, dtype=bool)
-    applies = evaluate_frame(rule.applies_when, facts, cache)
-    a_true = (applies == True).fillna(False).to_numpy(dtype=bool)  # noqa: E712
-    a_false = (applies == False).fillna(False).to_numpy(dtype=bool)  # noqa: E712
-    code = np.full(n, _NEEDS_INFO, dtype=np.int8)
-    if rule.kind == "info":
-        known = a_true & (m_known if name else True)
-        code[known] = _PASS
-    else:
-        if rule.kind == "limit":
-            if rule.op is None:
-                ok = np.zeros(n, dtype=bool)
-                ok_known = np.zeros(n, dtype=bool)
-            else:
-                res = (
-                    evaluate_frame(Condition(fact=name, op=rule.op, value=rule.limit), facts, cache)
-                    if name
-                    else pd.Series(pd.NA, index=idx, dtype="boolean")
-                )
-                ok = res.fillna(False).to_numpy(dtype=bool)
-                ok_known = res.notna().to_numpy()
-        else:  # required
-            res = evaluate_frame(Condition(fact=name, op="is_true"), facts, cache) if name else None
-            ok = np.zeros(n, dtype=bool) if res is None else res.fillna(False).to_numpy(dtype=bool)
-            ok_known = np.zeros(n, dtype=bool) if res is None else res.notna().to_numpy()
-        decided = ok_known & a_true
-        code[decided] = np.where(ok[decided], _PASS, _FAIL)
-    code[a_false | np.asarray(not_reg, dtype=bool)] = _NOT_APPLICABLE
-    applies = applies.copy()
-    applies[not_reg] = False
-    return applies, _STATUS_NAMES[code]
-
-
 # --------------------------------------------------------------------------- one partition
 
 
@@ -991,7 +736,7 @@ def _facts_frame(
     steep: tuple[Any, Any],
     kinds: Any,
 ) -> tuple[pd.DataFrame, Any]:
-    """The facts :func:`georeview.pipeline.review.build_facts` would give each parcel, as columns."""
+    """The facts of each parcel, as columns (what a review of the parcel would read)."""
     a = ctx.assumption
     n = area_sqft.size
     if a.disturb == "whole":
@@ -1028,7 +773,7 @@ def _facts_frame(
         "wetland_in_disturbance_sqft": inside(resources["wetland"]),
         "floodplain_area_sqft": resources["floodplain"],
         "floodplain_in_disturbance_sqft": inside(resources["floodplain"]),
-        "floodway_present": _tri_from(
+        "floodway_present": tri_array(
             np.nan_to_num(resources["floodway"]) > 0,
             ~np.isnan(resources["floodway"]),
             pd.RangeIndex(n),
@@ -1049,7 +794,7 @@ def _facts_frame(
         else:
             cols[f"activity.{name}"] = np.full(n, value, dtype=object)
     steep_sqft = cols["steep_slope_area_sqft"]
-    cols["steep_slopes_addressed"] = _tri_from(
+    cols["steep_slopes_addressed"] = tri_array(
         steep_sqft == 0, steep_sqft == 0, pd.RangeIndex(n)
     ).to_numpy()
     for key in ("scale_ft_per_inch", "contour_interval_ft"):
@@ -1735,7 +1480,6 @@ __all__ = [
     "ScreenSummary",
     "add_arguments",
     "build_context",
-    "evaluate_frame",
     "judge_frame",
     "main",
     "overlap_areas",

@@ -1,8 +1,25 @@
 """Money a permit involves: fees, security, appeal fees and forfeiture ranges.
 
-All amounts, percentages, waivers and citations are data in ``georeview/data/money.toml``; this
-module only applies the kinds of rule found there (a fixed fee that a fact may waive, a percentage
-of the control-measure cost, a per-day forfeiture range, an amount set outside the ordinance).
+All amounts, percentages, waivers and citations are data in each municipality's
+``ordinances/<m>/money.toml``; this module only applies the kinds of item found there. Each
+``[[items]]`` is one line of the money section of the report, of a kind:
+
+``fee``
+    A fixed ``amount_usd``; ``waived_by`` names a fact (``plat_fee_paid``,
+    ``building_permit_fee_paid``) that waives it when true. No ``amount_usd``: the amount is
+    not in the ordinance (see ``status``).
+``actual_cost``
+    An amount the ordinance leaves to actual costs (no number to compute).
+``percent_of_control_cost``
+    A percent of the estimated cost of the control measures.
+``forfeiture_per_day``
+    A range ``min_usd``..``max_usd`` per offence, each day a separate offence.
+``discretionary``
+    Something the official "may require"; no amount.
+
+``when = "appeal"``: owed only if an appeal or variance is filed (status ``if_appealed``);
+``categories``: the categories it applies to (empty: every one); ``quote``: the ordinance's
+words, shown in the report.
 """
 
 from __future__ import annotations
@@ -13,21 +30,14 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from georeview.config import package_data
 from georeview.errors import ConfigError, InputError
 
 __all__ = ["MoneyItem", "MoneyResult", "money"]
 
 logger = logging.getLogger(__name__)
 
-_CONFIG_NAME = "money.toml"
 _CENT = Decimal("0.01")
 _CATEGORIES = ("major", "minor")
-
-
-def _config() -> dict[str, Any]:
-    """Load ``georeview/data/money.toml`` once."""
-    return package_data(_CONFIG_NAME)
 
 
 def _usd(value: Decimal) -> float:
@@ -192,7 +202,7 @@ def _item(spec: dict[str, Any], facts: dict[str, Any], cost: Decimal | None) -> 
         )
     raise ConfigError(
         f"unknown money rule kind {kind!r}",
-        path=f"georeview/data/{_CONFIG_NAME}",
+        path="money.toml",
         field=f"items.{spec['id']}.kind",
     )
 
@@ -233,13 +243,9 @@ def money(
     georeview.errors.InputError
         Unknown category or an invalid control cost.
     """
-    table = _config()
-    key = str(municipality).strip().lower()
-    if key not in table:
-        raise ConfigError(
-            f"unknown municipality {municipality!r}; known: {', '.join(sorted(table))}",
-            path=f"georeview/data/{_CONFIG_NAME}",
-        )
+    from georeview.ordinances import table
+
+    spec_table = table(municipality, "money")
     if category is not None and category not in _CATEGORIES:
         raise InputError(
             f"category must be 'major', 'minor' or None, got {category!r}", field="category"
@@ -247,7 +253,7 @@ def money(
     cost = _check_cost(control_cost_usd)
     facts = {"plat_fee_paid": plat_fee_paid, "building_permit_fee_paid": building_permit_fee_paid}
     items = []
-    for spec in table[key].get("items", []):
+    for spec in spec_table.get("items", []):
         cats = spec.get("categories", [])
         if cats and category is not None and category not in cats:
             continue
@@ -266,5 +272,6 @@ def money(
                 quote=item.quote,
             )
         items.append(item)
-    logger.debug("%d money items for %s (%s)", len(items), key, category)
+    logger.debug("%d money items for %s (%s)", len(items), municipality, category)
+    key = str(municipality).strip().lower()
     return MoneyResult(municipality=key, category=category, items=tuple(items))

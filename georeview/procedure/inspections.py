@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from georeview.calendar import _municipality
+from georeview.calendar import municipality_calendar
 from georeview.errors import ConfigError, DataSourceError, GeoReviewError, InputError, OutputError
 
 __all__ = [
@@ -332,7 +332,7 @@ def read_rain(path: str | Path) -> dict[dt.date, float]:
 # --- checking ---------------------------------------------------------------------------------
 def _rules(municipality: str) -> dict[str, Any]:
     """Return the inspection rules of a municipality from ``calendar.toml``."""
-    spec = _municipality(municipality).get("inspections")
+    spec = municipality_calendar(municipality).get("inspections")
     if spec is None:
         raise ConfigError(
             f"no inspection rules for {municipality!r}",
@@ -481,7 +481,7 @@ def render_html(result: InspectionResult) -> str:
         autoescape=True,
         undefined=jinja2.StrictUndefined,
     )
-    label = _municipality(result.municipality).get("label", result.municipality)
+    label = municipality_calendar(result.municipality).get("label", result.municipality)
     return env.get_template("inspections.html").render(r=result.to_dict(), label=label)
 
 

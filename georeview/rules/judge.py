@@ -1,0 +1,413 @@
+"""Judge stage: the ordinance turns columns of facts into cited findings.
+
+One judge, :func:`judge_frame`, evaluates every rule over every row of a frame of
+facts; a review is a frame of one row (:func:`judge` adds the findings' words), a
+screening a frame of many. Rule kinds:
+
+reach
+    Whether the ordinance reaches the site from its jurisdiction (``[reach]``).
+exemption
+    An exclusion or exemption: when its condition holds the site is not regulated.
+trigger
+    An applicability test: the site is regulated when any trigger holds (and it is
+    reached and not exempt).
+classify
+    Sets a classification flag (``major``, ``larger_site``, ``extraordinary``).
+limit
+    A standard compared with a measured value: pass, fail or needs_info.
+required
+    An item the plan or map must contain: pass (true), fail (false), needs_info.
+info
+    A procedure the reviewer must know (review clock, permit length, fees).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from georeview.measure.jurisdiction import SLIVER_SHARE
+from georeview.rules.evaluate import Facts, Tri, evaluate_frame, frame_of, kleene_or
+from georeview.rules.model import DETERMINATION_KINDS, Condition, Ordinance, Rule
+
+__all__ = [
+    "JURISDICTIONS",
+    "STATUSES",
+    "Finding",
+    "FrameJudgement",
+    "Judgement",
+    "Verdicts",
+    "judge",
+    "judge_frame",
+    "verdicts",
+]
+
+Status = Literal["pass", "fail", "needs_info", "not_applicable"]
+#: Finding statuses, by small-integer code (built as codes, named once).
+STATUSES = np.array(["pass", "fail", "needs_info", "not_applicable"], dtype=object)
+_PASS, _FAIL, _NEEDS_INFO, _NOT_APPLICABLE = range(4)
+#: Jurisdiction categories, in the order the reach considers them.
+JURISDICTIONS = ("village", "extraterritorial", "outside")
+_SUBDIVISION = Condition(fact="activity.kinds", op="contains_any", value=["subdivision"])
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """What the judge decided for every row, as arrays (rule id -> truth / status codes)."""
+
+    n: int
+    applies: dict[str, Tri]
+    codes: dict[str, np.ndarray]
+    reached: Tri
+    exempt: Tri
+    regulated: Tri
+    category: np.ndarray
+    larger_site: np.ndarray
+    flags: dict[str, Tri]
+    #: Per jurisdiction category the ordinance reaches: the site lies there and is reached.
+    reach_terms: dict[str, Tri]
+
+
+@dataclass(frozen=True)
+class FrameJudgement:
+    """Per rule ``applies`` and ``status`` columns, and the classification columns."""
+
+    applies: pd.DataFrame
+    status: pd.DataFrame
+    reached: pd.Series
+    exempt: pd.Series
+    regulated: pd.Series
+    category: pd.Series
+    larger_site: pd.Series
+    flags: dict[str, pd.Series]
+
+
+def _reach_terms(ordinance: Ordinance, facts: Facts) -> dict[str, Tri]:
+    """For each jurisdiction category the ordinance reaches: is the site there and reached."""
+    r = ordinance.reach
+    sub = evaluate_frame(_SUBDIVISION, facts)
+    terms: dict[str, Tri] = {}
+    for s in JURISDICTIONS:
+        how = getattr(r, s)
+        if how == "none":
+            continue
+        name = f"jurisdiction.share.{s}"
+        if name in facts:
+            _, share, known = facts.column(name)
+            present = known & (np.nan_to_num(share.astype(float)) >= SLIVER_SHARE)
+        else:
+            present = np.zeros(facts.n, dtype=bool)
+        term = Tri(present, np.ones(facts.n, dtype=bool))
+        terms[s] = term & sub if how == "subdivision" else term
+    return terms
+
+
+def _of_kind(ordinance: Ordinance, kind: str) -> list[Rule]:
+    return [r for r in ordinance.rules if r.kind == kind]
+
+
+def _determination_codes(v: Tri) -> np.ndarray:
+    return np.where(v.known, _PASS, _NEEDS_INFO).astype(np.int8)
+
+
+def verdicts(ordinance: Ordinance, facts: Facts | pd.DataFrame) -> Verdicts:
+    """Apply every rule of ``ordinance`` to every row of ``facts`` (arrays out).
+
+    Order: reach, exemptions, triggers (regulated = reached AND NOT exempt AND any
+    trigger), classification flags (``major`` gives the category), then the standards,
+    which may read ``classification.*``.
+    """
+    if not isinstance(facts, Facts):
+        facts = Facts(facts)
+    n = facts.n
+    applies: dict[str, Tri] = {}
+    codes: dict[str, np.ndarray] = {}
+    terms = _reach_terms(ordinance, facts)
+    reached = kleene_or(terms.values(), n)
+    reach_id = f"{ordinance.municipality}.reach"
+    applies[reach_id], codes[reach_id] = reached, _determination_codes(reached)
+
+    def determine(kind: str) -> Tri:
+        out = Tri.const(False, n)
+        for rule in _of_kind(ordinance, kind):
+            v = evaluate_frame(rule.when, facts)
+            applies[rule.id], codes[rule.id] = v, _determination_codes(v)
+            out = out | v
+        return out
+
+    exempt = determine("exemption")
+    triggered = determine("trigger")
+    regulated = reached & ~exempt & triggered
+    facts.set("classification.regulated", _tri_column(regulated))
+    not_reg = regulated.false
+    flags: dict[str, Tri] = {}
+    for rule in _of_kind(ordinance, "classify"):
+        v = evaluate_frame(rule.when, facts)
+        c = _determination_codes(v)
+        c[not_reg] = _NOT_APPLICABLE
+        applies[rule.id], codes[rule.id] = v, c
+        key = rule.sets or rule.id
+        flags[key] = (flags[key] | v) if key in flags else v
+    category = np.full(n, None, dtype=object)
+    major = flags.get("major")
+    if major is not None:
+        decided = major.known & regulated.true
+        category[decided] = np.where(major.value[decided], "major", "minor")
+    larger = flags.get("larger_site")
+    larger_site = regulated.true & (larger.true if larger is not None else False)
+    facts.set("classification.category", category)
+    facts.set("classification.larger_site", larger_site)
+    for key, v in flags.items():
+        facts.set(f"classification.{key}", _tri_column(v))
+    for rule in ordinance.rules:
+        if rule.kind not in DETERMINATION_KINDS:
+            applies[rule.id], codes[rule.id] = _standard(rule, facts, not_reg)
+    return Verdicts(
+        n=n,
+        applies=applies,
+        codes=codes,
+        reached=reached,
+        exempt=exempt,
+        regulated=regulated,
+        category=category,
+        larger_site=np.asarray(larger_site, dtype=bool),
+        flags=flags,
+        reach_terms=terms,
+    )
+
+
+def _tri_column(v: Tri) -> pd.arrays.BooleanArray:
+    return pd.arrays.BooleanArray(v.value.copy(), ~v.known)
+
+
+def judge_frame(ordinance: Ordinance, facts: pd.DataFrame) -> FrameJudgement:
+    """Apply every rule of ``ordinance`` to every row of ``facts`` at once.
+
+    Parameters
+    ----------
+    ordinance : Ordinance
+        From :func:`georeview.rules.load_ordinance`.
+    facts : pandas.DataFrame
+        One column per fact (:mod:`georeview.facts`); a missing column is unknown.
+
+    Returns
+    -------
+    FrameJudgement
+        ``applies``/``status`` columns per rule id (plus ``<municipality>.reach``) and
+        the classification, indexed like ``facts``.
+    """
+    idx = facts.index
+    v = verdicts(ordinance, facts)
+    return FrameJudgement(
+        applies=pd.DataFrame({k: t.series(idx) for k, t in v.applies.items()}, index=idx),
+        status=pd.DataFrame(
+            {k: STATUSES[c] for k, c in v.codes.items()}, index=idx, dtype=object
+        ),
+        reached=v.reached.series(idx),
+        exempt=v.exempt.series(idx),
+        regulated=v.regulated.series(idx),
+        category=pd.Series(v.category, index=idx, dtype=object),
+        larger_site=pd.Series(v.larger_site, index=idx),
+        flags={k: t.series(idx) for k, t in v.flags.items()},
+    )
+
+
+def _standard(rule: Rule, facts: Facts, not_reg: np.ndarray) -> tuple[Tri, np.ndarray]:
+    """A limit, required or info rule over every row: (applies, status codes)."""
+    n = facts.n
+    name = rule.verdict_fact
+    m_known = facts.column(name)[2] if name and name in facts else np.zeros(n, dtype=bool)
+    applies = evaluate_frame(rule.applies_when, facts)
+    code = np.full(n, _NEEDS_INFO, dtype=np.int8)
+    if rule.kind == "info":
+        code[applies.true & (m_known if name else True)] = _PASS
+    else:
+        if rule.kind == "limit" and rule.op is not None and name:
+            res = evaluate_frame(Condition(fact=name, op=rule.op, value=rule.limit), facts)
+        elif rule.kind == "required" and name:
+            res = evaluate_frame(Condition(fact=name, op="is_true"), facts)
+        else:
+            res = Tri.unknown(n)
+        decided = res.known & applies.true
+        code[decided] = np.where(res.value[decided], _PASS, _FAIL)
+    code[applies.false | not_reg] = _NOT_APPLICABLE
+    applies = Tri(applies.value & ~not_reg, applies.known | not_reg)
+    return applies, code
+
+
+# --------------------------------------------------------------------------- one record
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One cited finding (report.json ``findings[]``)."""
+
+    rule_id: str
+    citation: str
+    status: Status
+    message: str
+    measured: Any = None
+    limit: Any = None
+    kind: str = ""
+    title: str = ""
+    text: str = ""
+    units: str | None = None
+    applies: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON-ready dict."""
+        return {
+            "rule_id": self.rule_id,
+            "citation": self.citation,
+            "status": self.status,
+            "message": self.message,
+            "measured": self.measured,
+            "limit": self.limit,
+            "kind": self.kind,
+            "title": self.title,
+            "text": self.text,
+            "units": self.units,
+            "applies": self.applies,
+        }
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The findings of one record and the classification they add up to."""
+
+    findings: tuple[Finding, ...]
+    regulated: bool | None
+    category: str | None
+    larger_site: bool
+    flags: dict[str, bool | None] = field(default_factory=dict)
+    reached: bool | None = None
+    exempt: bool | None = None
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, bool) or v is None:
+        return str(v).lower() if isinstance(v, bool) else "not given"
+    if isinstance(v, float):
+        return f"{v:,.0f}" if v.is_integer() or abs(v) >= 100 else f"{v:,.2f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(map(str, v)) or "none"
+    return str(v)
+
+
+def _fmt(template: str, **kw: Any) -> str:
+    """Fill a message template; numbers get thousands separators."""
+    return template.format(**{k: _show(v) for k, v in kw.items()})
+
+
+def _reach_finding(ordinance: Ordinance, v: Verdicts, facts: Mapping[str, Any]) -> Finding:
+    r = ordinance.reach
+    parts = []
+    for s in JURISDICTIONS:
+        share = facts.get(f"jurisdiction.share.{s}") or 0.0
+        if share < SLIVER_SHARE:
+            continue
+        term = v.reach_terms.get(s)
+        how, on = getattr(r, s), (False if term is None else term.at(0))
+        if how == "all":
+            parts.append(f"{share:.0%} {s}: reached")
+        elif how == "subdivision" and on is True:
+            parts.append(f"{share:.0%} {s}: reached (subdivision)")
+        elif how == "subdivision" and on is None:
+            parts.append(f"{share:.0%} {s}: reached only for a subdivision (unknown)")
+        elif how == "subdivision":
+            parts.append(f"{share:.0%} {s}: reached only for a subdivision; this is not one")
+        else:
+            parts.append(f"{share:.0%} {s}: not reached")
+    status = facts.get("jurisdiction.status")
+    citation = r.citation_village
+    if status == "extraterritorial":
+        citation = r.citation_extraterritorial or citation
+    reached = v.reached.at(0)
+    return Finding(
+        rule_id=f"{ordinance.municipality}.reach",
+        citation=citation,
+        status="pass" if reached is not None else "needs_info",
+        message=f"Jurisdiction: {'; '.join(parts) or 'no share'}.",
+        measured=status,
+        kind="reach",
+        title="Geographic reach of the ordinance",
+        applies=reached,
+    )
+
+
+def _finding(rule: Rule, status: str, applies: bool | None, facts: Mapping[str, Any]) -> Finding:
+    """The words of one rule's finding, from its status and the record's facts."""
+    shown = rule.measure or rule.fact
+    measured = facts.get(shown) if shown else None
+    kw = {"measured": measured, "limit": rule.limit, "units": rule.units or ""}
+    if rule.kind in ("exemption", "trigger", "classify"):
+        template = {True: rule.message_pass, False: rule.message_fail, None: rule.message_unknown}[
+            applies
+        ]
+        msg = _fmt(template or rule.title, **kw)
+        if status == "not_applicable":
+            msg = f"Not regulated: {msg}"
+    elif status == "not_applicable" and facts.get("classification.regulated") is False:
+        msg = "Not applicable: the ordinance does not regulate this site."
+    elif status == "not_applicable":
+        msg = _fmt(rule.message_na or "Not applicable to this site.", **kw)
+    elif rule.kind == "info":
+        template = rule.message_pass if status == "pass" else rule.message_unknown
+        msg = _fmt(template or rule.message_pass or rule.title, **kw)
+    else:
+        template = {
+            "pass": rule.message_pass or rule.title,
+            "fail": rule.message_fail or rule.title,
+            "needs_info": rule.message_unknown or f"{rule.title}: not given.",
+        }[status]
+        msg = _fmt(template, **kw)
+    return Finding(
+        rule_id=rule.id,
+        citation=rule.citation,
+        status=status,  # type: ignore[arg-type]
+        message=msg,
+        measured=measured,
+        limit=rule.limit,
+        kind=rule.kind,
+        title=rule.title,
+        text=rule.text,
+        units=rule.units,
+        applies=applies,
+    )
+
+
+def judge(ordinance: Ordinance, facts: Mapping[str, Any]) -> Judgement:
+    """Judge one record of facts: the one judge on a frame of one row, with words.
+
+    Returns
+    -------
+    Judgement
+        Findings in ordinance order (reach, exemptions, triggers, classification,
+        standards, plan content, procedures) and the classification.
+    """
+    v = verdicts(ordinance, frame_of(facts))
+    row = dict(facts)
+    row["classification.regulated"] = v.regulated.at(0)
+    row["classification.category"] = v.category[0]
+    findings = [_reach_finding(ordinance, v, row)]
+    order = ("exemption", "trigger", "classify")
+    ranked = [r for k in order for r in _of_kind(ordinance, k)]
+    ranked += [r for r in ordinance.rules if r.kind not in order and r.kind != "reach"]
+    for rule in ranked:
+        status = STATUSES[v.codes[rule.id][0]]
+        findings.append(_finding(rule, status, v.applies[rule.id].at(0), row))
+    return Judgement(
+        findings=tuple(findings),
+        regulated=v.regulated.at(0),
+        category=v.category[0],
+        larger_site=bool(v.larger_site[0]),
+        flags={k: t.at(0) for k, t in v.flags.items()},
+        reached=v.reached.at(0),
+        exempt=v.exempt.at(0),
+    )

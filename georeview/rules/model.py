@@ -1,0 +1,183 @@
+"""The ordinance as data: conditions, rules, reach, parameters (strict pydantic schemas).
+
+A *rule kind* is code (:mod:`georeview.rules.judge`); a *rule instance* (threshold,
+citation, wording) is data in ``georeview/ordinances/<municipality>/``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from georeview.config import _Strict
+from georeview.errors import ConfigError
+
+__all__ = [
+    "RULE_KINDS",
+    "Condition",
+    "Ordinance",
+    "Parameter",
+    "Reach",
+    "Rule",
+    "RulePart",
+]
+
+#: Every rule kind the judge knows (see :mod:`georeview.rules.judge`).
+RULE_KINDS = ("reach", "exemption", "trigger", "classify", "limit", "required", "info")
+#: Kinds whose finding is a determination (applicability, classification), not compliance.
+DETERMINATION_KINDS = ("reach", "exemption", "trigger", "classify")
+
+Op = Literal[">=", ">", "<=", "<", "==", "!="]
+
+
+class Condition(_Strict):
+    """A test on facts: ``{fact, op, value}`` or a combination with all/any/not.
+
+    ``param`` instead of ``value`` takes the value from the ordinance's
+    ``[parameters]`` (resolved when the ordinance is loaded).
+    """
+
+    fact: str | None = None
+    op: (
+        Literal[
+            ">=",
+            ">",
+            "<=",
+            "<",
+            "==",
+            "!=",
+            "contains",
+            "contains_any",
+            "is_true",
+            "is_false",
+            "present",
+        ]
+        | None
+    ) = None
+    value: Any = None
+    param: str | None = None
+    all: tuple[Condition, ...] | None = Field(default=None, strict=False)
+    any: tuple[Condition, ...] | None = Field(default=None, strict=False)
+    not_: Condition | None = Field(default=None, alias="not")
+
+    def facts(self) -> set[str]:
+        """Every fact name the condition reads."""
+        out = {self.fact} if self.fact else set()
+        for c in (*(self.all or ()), *(self.any or ()), *((self.not_,) if self.not_ else ())):
+            out |= c.facts()
+        return out
+
+
+class Rule(_Strict):
+    """One rule instance of an ordinance file."""
+
+    id: str
+    kind: Literal["reach", "exemption", "trigger", "classify", "limit", "required", "info"]
+    citation: str
+    title: str
+    #: The ordinance's own words (quoted in reports).
+    text: str = ""
+    #: Condition for reach/exemption/trigger/classify; for limit/required the
+    #: rule is not_applicable unless ``applies_when`` holds.
+    when: Condition | None = None
+    applies_when: Condition | None = None
+    #: For classify: the classification key the rule sets.
+    sets: str | None = None
+    #: For limit: fact measured, comparison and limit (or ``limit_param``).
+    measure: str | None = None
+    op: Op | None = None
+    limit: Any = None
+    limit_param: str | None = None
+    units: str | None = None
+    #: For required: the fact that says the item is there.
+    fact: str | None = None
+    #: Messages; ``{measured}``, ``{limit}`` and ``{units}`` are filled in.
+    message_pass: str = ""
+    message_fail: str = ""
+    message_unknown: str = ""
+    message_na: str = ""
+
+    def facts(self) -> set[str]:
+        """Every fact name the rule reads."""
+        out = {n for n in (self.measure, self.fact) if n}
+        for c in (self.when, self.applies_when):
+            if c is not None:
+                out |= c.facts()
+        return out
+
+    @property
+    def verdict_fact(self) -> str | None:
+        """The fact a standard's verdict reads (``fact`` for required, ``measure`` for limit)."""
+        if self.kind == "required":
+            return self.fact or self.measure
+        return self.measure or self.fact
+
+
+class Reach(_Strict):
+    """How far the ordinance reaches by jurisdiction status."""
+
+    village: Literal["all", "subdivision", "none"] = "all"
+    extraterritorial: Literal["all", "subdivision", "none"] = "none"
+    outside: Literal["all", "subdivision", "none"] = "none"
+    citation_village: str = ""
+    citation_extraterritorial: str = ""
+
+
+class Parameter(_Strict):
+    """A value a rule or a measure uses, with the citation it comes from."""
+
+    value: Any
+    units: str | None = None
+    citation: str
+    note: str = ""
+
+
+class Ordinance(_Strict):
+    """A municipality's whole ordinance: ``ordinance.toml`` plus its rule files."""
+
+    municipality: str
+    title: str
+    short_name: str
+    source: str
+    notes: str = ""
+    reach: Reach
+    category_labels: dict[str, str] = Field(default_factory=dict, strict=False)
+    parameters: dict[str, Parameter] = Field(default_factory=dict, strict=False)
+    #: Further rule files of the folder, in the order they are appended.
+    rule_files: tuple[str, ...] = Field(default=(), strict=False)
+    rules: tuple[Rule, ...] = Field(strict=False)
+
+    def param(self, name: str) -> Any:
+        """The value of parameter ``name``.
+
+        Raises
+        ------
+        georeview.errors.ConfigError
+            The ordinance does not set it (its file and the parameter are named).
+        """
+        p = self.parameters.get(name)
+        if p is None:
+            raise ConfigError(
+                f"the ordinance of {self.municipality!r} sets no parameter {name!r}",
+                path=f"{self.municipality}/ordinance.toml",
+                field=f"parameters.{name}",
+            )
+        return p.value
+
+    def citation_of(self, name: str) -> str:
+        """The citation of parameter ``name`` (``""`` when it is not set)."""
+        p = self.parameters.get(name)
+        return p.citation if p else ""
+
+    def rule(self, rule_id: str) -> Rule | None:
+        """The rule of that id, or ``None``."""
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+
+class RulePart(_Strict):
+    """A further rule file of a municipality (plan content, site map, engineering)."""
+
+    municipality: str
+    part: str
+    rules: tuple[Rule, ...] = Field(strict=False)
