@@ -28,8 +28,7 @@ sys.path.insert(0, str(REPO / "tests"))
 from _build import CAMBRIDGE_PARCELS  # noqa: E402
 from _web_helpers import CHROMIUM, CHROMIUM_ARGS, make_review  # noqa: E402
 
-from georeview import webmap  # noqa: E402
-from georeview.report import write_atomic  # noqa: E402
+from georeview.report import webmap, write_atomic  # noqa: E402
 from georeview.report.index import write_index  # noqa: E402
 
 
