@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import geopandas as gpd
@@ -16,10 +15,14 @@ from georeview.units import M_PER_FT
 DEERFIELD = "Deerfield"
 
 
-def shared_data() -> Path:
-    """The folder of real sample data (../shared/data, or $GEOREVIEW_SHARED_DATA)."""
-    env = os.environ.get("GEOREVIEW_SHARED_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
+#: The small real data the tests read, shipped in the repository (tests/data/README.md gives
+#: each file's source, licence and cut; tests/data/make_test_data.py rebuilds them). A test
+#: that needs real data reads it from here, never from ../shared, so a fresh clone runs it.
+REAL_DATA = Path(__file__).resolve().parent / "data"
+CAMBRIDGE = REAL_DATA / "ma_cambridge"  # City of Cambridge GIS, ODC PDDL 1.0
+CAMBRIDGE_PARCELS = CAMBRIDGE / "ASSESSING_ParcelsFY2014.gpkg"
+CENTRAL_SANDS = REAL_DATA / "wi_central_sands"  # USGS modflow-setup test data, public domain
+DANE = REAL_DATA / "wi_dane"  # Wisconsin LTSB municipal boundaries, January 2025
 
 
 def write_dem(
@@ -49,17 +52,18 @@ def write_dem(
     return path
 
 
-def dane_munis(shared: Path) -> gpd.GeoDataFrame:
-    """The real Dane County municipalities (WI LTSB, Jan 2025), repaired, in EPSG:3071."""
-    g = gpd.read_file(shared / "wi_dane" / "dane_county_munis.geojson")
+def dane_munis() -> gpd.GeoDataFrame:
+    """The real Dane County municipalities within 12 km of Deerfield (WI LTSB, Jan 2025),
+    repaired, in EPSG:3071."""
+    g = gpd.read_file(DANE / "deerfield_area_munis.gpkg")
     g["geometry"] = g.geometry.make_valid()
     return g.to_crs(3071)
 
 
-def deerfield_layers(shared: Path, folder: Path) -> Path:
+def deerfield_layers(folder: Path) -> Path:
     """Write a layers folder with the real Deerfield limit and its neighbours only."""
     folder.mkdir(parents=True, exist_ok=True)
-    g = dane_munis(shared)
+    g = dane_munis()
     village = g[(g.MCD_NAME == DEERFIELD) & (g.CTV == "V")]
     village.to_file(folder / "boundary.gpkg")
     g.drop(village.index).to_file(folder / "neighbors.gpkg")
@@ -103,7 +107,7 @@ def write_submission(
     return folder
 
 
-def cambridge_layers(folder: Path, cambridge: Path, *, resources: bool = True) -> Path:
+def cambridge_layers(folder: Path, *, resources: bool = True) -> Path:
     """A layers folder for the real Cambridge, MA data (Deerfield's rules as a stand-in).
 
     The city limit plays the village; FEMA's 1 % floodplain (NFHL fields in lower case)
@@ -114,13 +118,13 @@ def cambridge_layers(folder: Path, cambridge: Path, *, resources: bool = True) -
         'municipality = "deerfield"  # Deerfield rules as a stand-in\n'
         'village_name = "Cambridge"\n'
         'working_crs = "EPSG:26986"  # NAD83 Massachusetts Mainland, metres\n'
-        f'[boundary]\npath = "{cambridge / "BOUNDARY_CityBoundary.geojson"}"\n'
+        f'[boundary]\npath = "{CAMBRIDGE / "BOUNDARY_CityBoundary.geojson"}"\n'
     )
     if resources:
         text += (
-            f'[floodplain]\npath = "{cambridge / "FEMA_FloodPlains100Year.geojson"}"\n'
+            f'[floodplain]\npath = "{CAMBRIDGE / "FEMA_FloodPlains100Year.geojson"}"\n'
             'zone_field = "fld_zone"\nsubtype_field = "zone_subty"\nsfha_field = "sfha_tf"\n'
-            f'[wetlands]\npath = "{cambridge / "HYDRO_Wetlands.geojson"}"\n'
+            f'[wetlands]\npath = "{CAMBRIDGE / "HYDRO_Wetlands.geojson"}"\n'
         )
     (folder / "layers.toml").write_text(text)
     return folder

@@ -91,9 +91,9 @@ def add_reference_layers(folder: Path, centre: shapely.Point, *, attr: str = "")
     (folder / "layers.toml").write_text(text)
 
 
-def build_layers(shared: Path, folder: Path, *, attr: str = "") -> tuple[Path, shapely.Point]:
+def build_layers(folder: Path, *, attr: str = "") -> tuple[Path, shapely.Point]:
     """A Deerfield layers folder with every vector layer; returns it and a site centre."""
-    deerfield_layers(shared, folder)
+    deerfield_layers(folder)
     village = gpd.read_file(folder / "boundary.gpkg").to_crs(3071).geometry.iloc[0]
     centre = shapely.point_on_surface(village)
     add_reference_layers(folder, centre, attr=attr)
@@ -125,7 +125,6 @@ def terrain_layers(centre: shapely.Point, *, attr: str = "") -> dict[str, gpd.Ge
 
 
 def make_review(
-    shared: Path,
     tmp: Path,
     *,
     evil: bool = False,
@@ -133,7 +132,7 @@ def make_review(
 ) -> Review:
     """A full Deerfield review of a 200 ft x 150 ft site (with hostile text when ``evil``)."""
     attr = EVIL if evil else ""
-    layers, centre = build_layers(shared, tmp / "layers" / "deerfield", attr=attr)
+    layers, centre = build_layers(tmp / "layers" / "deerfield", attr=attr)
     toml = TOML.format(
         name=_toml_str("Test site" + attr),
         applicant=_toml_str("A. Applicant" + attr),

@@ -91,7 +91,7 @@ import geopandas as gpd
 import numpy as np
 import pytest
 import shapely
-from _build import write_dem, write_submission
+from _build import CENTRAL_SANDS, write_dem, write_submission
 
 from georeview.cli import main
 from georeview.errors import LimitError
@@ -241,13 +241,11 @@ def test_03_geographic_dem(tmp_path, data, capsys):
     refused(_sub(tmp_path), lay, capsys, "dem_4326.tif", "geographic CRS", "gdalwarp")
 
 
-def test_03b_real_geographic_dem(tmp_path, data, shared, capsys):
-    # Pleasant Lake 40 m DEM, EPSG:4269 (NAD83 geographic), from ../shared/data.
-    real = shared / "wi_central_sands" / "pleasant_dem40m.tif"
-    if not real.is_file():
-        pytest.skip("pleasant_dem40m.tif not present")
+def test_03b_real_geographic_dem(tmp_path, data, capsys):
+    # A window of the USGS Pleasant Lake 40 m DEM, EPSG:4269 (NAD83 geographic): tests/data.
+    real = CENTRAL_SANDS / "pleasant_dem40m_clip.tif"
     lay = _layers(tmp_path / "layers", {**data, "real": real}, "real")
-    refused(_sub(tmp_path), lay, capsys, "pleasant_dem40m.tif", "geographic CRS")
+    refused(_sub(tmp_path), lay, capsys, "pleasant_dem40m_clip.tif", "geographic CRS")
 
 
 def test_04_dem_without_crs(tmp_path, data, capsys):

@@ -11,6 +11,7 @@ import html
 import geopandas as gpd
 import numpy as np
 import pytest
+from _build import CAMBRIDGE_PARCELS
 from _web_helpers import CHROMIUM, PageWatch, make_review
 
 from georeview.report import webmap, write_reports
@@ -23,9 +24,9 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def out(shared, tmp_path_factory):
+def out(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("browser")
-    rev = make_review(shared, tmp)
+    rev = make_review(tmp)
     write_reports(rev, tmp / "out")
     return tmp / "out", rev
 
@@ -104,8 +105,8 @@ def test_report_summary_states_the_classification(page, out, tmp_path):
     assert (tmp_path / "report.pdf").read_bytes()[:5] == b"%PDF-"
 
 
-def test_index_with_every_cambridge_parcel(page, shared, tmp_path):
-    parcels = gpd.read_file(shared / "ma_cambridge" / "ASSESSING_ParcelsFY2014.gpkg")
+def test_index_with_every_cambridge_parcel(page, tmp_path):
+    parcels = gpd.read_file(CAMBRIDGE_PARCELS)
     n = len(parcels)
     outcomes = np.array(["major", "minor", "not regulated", "needs info"])[np.arange(n) % 4]
     rows = gpd.GeoDataFrame(

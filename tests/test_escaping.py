@@ -31,9 +31,9 @@ INJECTED = """() => ({
 
 
 @pytest.fixture(scope="module")
-def outputs(shared, tmp_path_factory):
+def outputs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("xss")
-    rev = make_review(shared, tmp, evil=True, folder_name=EVIL_FOLDER)
+    rev = make_review(tmp, evil=True, folder_name=EVIL_FOLDER)
     assert rev.submission.folder.name == EVIL_FOLDER
     paths = write_reports(rev, tmp / "out")
     sq = shapely.box(570_000.0, 290_000.0, 570_100.0, 290_100.0)

@@ -8,7 +8,7 @@ import geopandas as gpd
 import numpy as np
 import pytest
 import rasterio
-from _build import shared_data as shared_data_root
+from _build import CENTRAL_SANDS
 from _build import write_dem as _write_dem
 from rasterio.features import rasterize
 from scipy.ndimage import distance_transform_edt
@@ -24,12 +24,8 @@ X0, Y0 = 500_000.0, 300_000.0  # upper-left corner of the synthetic DEMs (EPSG:3
 @pytest.fixture(scope="module")
 def plainfield() -> dict:
     """Plainfield 10 m DEM (custom WTM CRS without EPSG code) and its lakes (EPSG:4269)."""
-    root = shared_data_root()
-    if not root.is_dir():
-        pytest.skip(f"shared sample data folder {root} is absent (set GEOREVIEW_SHARED_DATA)")
-    folder = root / "wi_central_sands"
-    dem = folder / "plainfieldlakes_dem10m.tif"
-    lakes = gpd.read_file(folder / "plainfieldlakes_all_lakes.shp")
+    dem = CENTRAL_SANDS / "plainfieldlakes_dem10m.tif"
+    lakes = gpd.read_file(CENTRAL_SANDS / "plainfieldlakes_all_lakes.gpkg")
     with rasterio.open(dem) as ds:
         crs = ds.crs.to_wkt()
         z = ds.read(1)
@@ -210,11 +206,9 @@ def test_site_outside_dem_gives_none_with_reason(tmp_path):
 
 
 def test_geographic_dem_and_bad_input_are_errors(tmp_path):
-    root = shared_data_root()
-    geo = root / "wi_central_sands" / "pleasant_dem40m.tif"
-    if geo.exists():
-        with pytest.raises(CRSError):
-            trace_downstream(geo, "m", box(-89.56, 43.95, -89.55, 43.96), "EPSG:4269")
+    geo = CENTRAL_SANDS / "pleasant_dem40m_clip.tif"  # USGS, EPSG:4269 (geographic)
+    with pytest.raises(CRSError):
+        trace_downstream(geo, "m", box(-89.56, 43.95, -89.55, 43.96), "EPSG:4269")
     dem = write_dem(tmp_path / "valley.tif", _valley_dem())
     with pytest.raises(InputError):
         trace_downstream(dem, "m", Point(X0, Y0).buffer(0), "EPSG:3071")

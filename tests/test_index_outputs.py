@@ -7,6 +7,7 @@ from pathlib import Path
 
 import geopandas as gpd
 import pytest
+from _build import CAMBRIDGE_PARCELS
 from _build import cambridge_layers as write_cambridge_layers
 
 from georeview.cli import main
@@ -30,11 +31,11 @@ def test_batch_review_writes_an_index_linking_each_report(tmp_path):
     assert external_resources(page) == []  # opens with no network
 
 
-def test_screen_index_has_a_row_per_parcel(shared, tmp_path):
-    parcels = gpd.read_file(shared / "ma_cambridge" / "ASSESSING_ParcelsFY2014.gpkg", rows=300)
+def test_screen_index_has_a_row_per_parcel(tmp_path):
+    parcels = gpd.read_file(CAMBRIDGE_PARCELS, rows=300)
     src = tmp_path / "parcels.gpkg"
     parcels.to_file(src)
-    layers = write_cambridge_layers(tmp_path / "layers", shared / "ma_cambridge", resources=False)
+    layers = write_cambridge_layers(tmp_path / "layers", resources=False)
     out = tmp_path / "screened.csv"
     index = tmp_path / "index.html"
     rc = main(

@@ -20,8 +20,8 @@ MILE_M = miles_to_m(1.0)  # 1,609.344 m exactly
 
 
 @pytest.fixture(scope="module")
-def deerfield(shared):
-    g = dane_munis(shared)
+def deerfield():
+    g = dane_munis()
     village = g[(g.MCD_NAME == DEERFIELD) & (g.CTV == "V")].geometry.iloc[0]
     others = g[~((g.MCD_NAME == DEERFIELD) & (g.CTV == "V"))]
     j = jur.build(

@@ -13,8 +13,8 @@ from georeview.report import render_html
 
 
 @pytest.fixture(scope="module")
-def report(shared, tmp_path_factory):
-    r = make_review(shared, tmp_path_factory.mktemp("rep")).to_dict()
+def report(tmp_path_factory):
+    r = make_review(tmp_path_factory.mktemp("rep")).to_dict()
     r["deadlines"] = [
         {
             "name": "Decision on the control plan",

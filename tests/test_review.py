@@ -31,8 +31,8 @@ on_platted_lot = false
 
 
 @pytest.fixture(scope="module")
-def layers(shared, tmp_path_factory):
-    return deerfield_layers(shared, tmp_path_factory.mktemp("layers") / "deerfield")
+def layers(tmp_path_factory):
+    return deerfield_layers(tmp_path_factory.mktemp("layers") / "deerfield")
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import shapely
+from _build import CAMBRIDGE, CAMBRIDGE_PARCELS
 from _build import cambridge_layers as write_cambridge_layers
 
 from georeview.errors import ConfigError, OutputError
@@ -32,7 +33,6 @@ from georeview.pipeline.screen import (
 from georeview.rules import judge, load_ordinance
 
 SQFT_PER_SQM = 1 / 0.3048**2  # international foot, exact
-CAMBRIDGE = Path(__file__).resolve().parents[2] / "shared" / "data" / "ma_cambridge"
 X0, Y0 = 500_000.0, 300_000.0
 
 
@@ -384,16 +384,14 @@ def test_output_formats_agree_and_refuse_overwrite(tmp_path: Path, village_layer
 
 @pytest.fixture(scope="module")
 def cambridge_layers(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not CAMBRIDGE.is_dir():
-        pytest.skip("../shared/data/ma_cambridge not present")
-    return write_cambridge_layers(tmp_path_factory.mktemp("cambridge"), CAMBRIDGE)
+    return write_cambridge_layers(tmp_path_factory.mktemp("cambridge"))
 
 
 @pytest.fixture(scope="module")
 def cambridge_csv(cambridge_layers: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("cam_out") / "screened.csv"
     run_screen(
-        CAMBRIDGE / "ASSESSING_ParcelsFY2014.gpkg",
+        CAMBRIDGE_PARCELS,
         cambridge_layers,
         out,
         columns=parse_columns(None, "ML"),
@@ -404,7 +402,7 @@ def cambridge_csv(cambridge_layers: Path, tmp_path_factory: pytest.TempPathFacto
 
 def test_cambridge_real_parcels(cambridge_csv: Path) -> None:
     df = pd.read_csv(cambridge_csv, keep_default_na=False, na_values=[""])
-    src = gpd.read_file(CAMBRIDGE / "ASSESSING_ParcelsFY2014.gpkg", ignore_geometry=True)
+    src = gpd.read_file(CAMBRIDGE_PARCELS, ignore_geometry=True)
     # every input row, in input order
     assert len(df) == 13_116
     assert list(df["row"]) == list(range(13_116))
@@ -425,7 +423,7 @@ def test_cambridge_real_parcels(cambridge_csv: Path) -> None:
 
 def test_cambridge_floodplain_count_independent(cambridge_csv: Path) -> None:
     """The 176 again, the plain way: intersects against the dissolved SFHA in EPSG:26986."""
-    p = gpd.read_file(CAMBRIDGE / "ASSESSING_ParcelsFY2014.gpkg")
+    p = gpd.read_file(CAMBRIDGE_PARCELS)
     g = shapely.make_valid(p.geometry.values)
     g = gpd.GeoSeries(g, crs=p.crs).to_crs(26986).values
     f = gpd.read_file(CAMBRIDGE / "FEMA_FloodPlains100Year.geojson").to_crs(26986)
@@ -454,7 +452,7 @@ def test_cambridge_resume_after_interruption(
 
     with pytest.raises(_StopError):
         run_screen(
-            CAMBRIDGE / "ASSESSING_ParcelsFY2014.gpkg",
+            CAMBRIDGE_PARCELS,
             cambridge_layers,
             out,
             on_partition=stop_after_two,
@@ -473,7 +471,7 @@ def test_cambridge_resume_after_interruption(
         return real(source, start, count, ctx)
 
     monkeypatch.setattr(screen_mod, "screen_slice", counting)
-    s = run_screen(CAMBRIDGE / "ASSESSING_ParcelsFY2014.gpkg", cambridge_layers, out, **kw)
+    s = run_screen(CAMBRIDGE_PARCELS, cambridge_layers, out, **kw)
     assert s.resumed == 2
     assert s.partitions == 5
     assert screened == [6000, 9000, 12000]  # only the three unfinished partitions ran

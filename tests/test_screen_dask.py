@@ -5,21 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _build import CAMBRIDGE_PARCELS
 from _build import cambridge_layers as write_cambridge_layers
 
 from georeview.pipeline.screen import parse_columns, run_screen
 
-CAMBRIDGE = Path(__file__).resolve().parents[2] / "shared" / "data" / "ma_cambridge"
-PARCELS = CAMBRIDGE / "ASSESSING_ParcelsFY2014.gpkg"
+PARCELS = CAMBRIDGE_PARCELS
 
 pytest.importorskip("distributed")
 
 
 @pytest.fixture(scope="module")
 def layers(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not CAMBRIDGE.is_dir():
-        pytest.skip("../shared/data/ma_cambridge not present")
-    return write_cambridge_layers(tmp_path_factory.mktemp("cambridge_dask"), CAMBRIDGE)
+    return write_cambridge_layers(tmp_path_factory.mktemp("cambridge_dask"))
 
 
 def test_local_cluster_equals_single_process(layers: Path, tmp_path: Path) -> None:

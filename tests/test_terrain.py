@@ -11,8 +11,7 @@ import geopandas as gpd
 import numpy as np
 import pytest
 import rasterio
-from _build import shared_data as shared_data_root
-from _build import write_dem
+from _build import CENTRAL_SANDS, write_dem
 from rasterio.features import geometry_mask
 from shapely.geometry import box
 
@@ -30,22 +29,20 @@ from georeview.units import M_PER_FT, M_PER_US_FT
 
 
 @pytest.fixture(scope="module")
-def shared_data() -> Path:
-    root = shared_data_root()
-    if not root.is_dir():
-        pytest.skip(f"shared sample data folder {root} is absent (set GEOREVIEW_SHARED_DATA)")
-    return root
+def plainfield_dem() -> Path:
+    """USGS Plainfield lakes 10 m DEM: float32 metres, custom WTM CRS (tests/data)."""
+    return CENTRAL_SANDS / "plainfieldlakes_dem10m.tif"
 
 
 @pytest.fixture(scope="module")
-def plainfield_dem(shared_data: Path) -> Path:
-    return shared_data / "wi_central_sands" / "plainfieldlakes_dem10m.tif"
+def feet_dem() -> Path:
+    """The Plainfield DEM warped by GDAL to NAD83 / Wisconsin South (ftUS), EPSG:2289,
+    10 m = 32.808 ftUS cells, stored as whole US survey feet in uint16 (tests/data/README.md).
 
-
-@pytest.fixture(scope="module")
-def muncy_dem(shared_data: Path) -> Path:
-    # GPL-3.0 data (pches/FLOPIT): read in place, never copied into the repository.
-    return shared_data / "pa_muncy" / "Muncy_dem_resampled.tif"
+    It stands in for the Muncy, PA DEM (uint16 feet in EPSG:2271), whose GPL-3.0 source
+    repository keeps it out of this MIT repository.
+    """
+    return CENTRAL_SANDS / "plainfield_dem_ftus_2289.tif"
 
 
 def _gdaldem() -> str:
@@ -71,12 +68,12 @@ def _extent(path: Path):
 # --------------------------------------------------------------------------- slope vs gdaldem
 
 
-@pytest.mark.parametrize("name", ["plainfield_dem", "muncy_dem"])
+@pytest.mark.parametrize("name", ["plainfield_dem", "feet_dem"])
 def test_slope_matches_gdaldem_on_real_dems(name, request, tmp_path):
     """Interior cells agree with ``gdaldem slope -p`` (GDAL's Horn) within 1e-3 pct points.
 
-    Plainfield: float32 metres in a metre CRS. Muncy: uint16 feet in EPSG:2271 (US survey
-    feet), so gdaldem's default scale 1 is right and xres/yres are the CRS cell size.
+    Plainfield: float32 metres in a metre CRS. Feet DEM: uint16 US survey feet in EPSG:2289
+    (US survey feet), so gdaldem's default scale 1 is right and xres/yres are the CRS cell size.
     """
     dem = request.getfixturevalue(name)
     expected = _gdaldem_slope(dem, tmp_path)
@@ -91,14 +88,16 @@ def test_slope_matches_gdaldem_on_real_dems(name, request, tmp_path):
     assert np.max(np.abs(got[both] - expected[both])) <= 1e-3
 
 
-def test_slope_muncy_has_the_documented_share_of_steep_cells(muncy_dem, tmp_path):
-    """SOURCES.md: about 13 % of Muncy cells have slope >= 20 % (checked against gdaldem)."""
-    expected = _gdaldem_slope(muncy_dem, tmp_path)
-    with rasterio.open(muncy_dem) as ds:
+def test_slope_plainfield_has_the_documented_share_of_steep_cells(plainfield_dem, tmp_path):
+    """SOURCES.md (wi_central_sands): 0.7 % of the Plainfield cells have slope >= 20 %, the
+    maximum is about 65 %; ``gdaldem slope -p`` on the shipped file gives 0.66 % and 63.8 %."""
+    expected = _gdaldem_slope(plainfield_dem, tmp_path)
+    with rasterio.open(plainfield_dem) as ds:
         got = slope_pct(ds.read(1), ds.transform.a, -ds.transform.e, ds.nodata)
     share = np.count_nonzero(got >= 20) / np.count_nonzero(np.isfinite(got))
     assert share == pytest.approx(np.count_nonzero(expected >= 20) / np.isfinite(expected).sum())
-    assert 0.12 < share < 0.14
+    assert 0.0065 <= share < 0.0075  # "0.7 %", rounded to one decimal
+    assert np.nanmax(got) == pytest.approx(65.0, abs=2.0)
 
 
 # --------------------------------------------------------------------------- synthetic planes
@@ -119,7 +118,7 @@ def _plane(gx: float, gy: float, xres: float, yres: float, shape=(9, 11)) -> np.
         (0.0, -0.35, 2.0, 2.0),  # due south
         (0.12, 0.16, 10.0, 10.0),  # NE, hypot = 0.20 exactly
         (-0.3, 0.4, 3.0, 7.5),  # non-square cells, hypot = 0.5
-        (0.05, -0.02, 16.404166666666693, 16.404166666666693),  # Muncy cell size
+        (0.05, -0.02, 16.404166666666693, 16.404166666666693),  # 5 m in US survey feet
     ],
 )
 def test_slope_of_planes_is_exact(gx, gy, xres, yres):
@@ -271,32 +270,33 @@ def test_steep_exactly_twenty_percent_splits_the_comparisons(tmp_path):
     assert res.steep_slope_area_gt_sqft == 0.0
 
 
-def test_steep_area_on_muncy_matches_gdaldem_cells(muncy_dem, tmp_path):
+def test_steep_area_on_feet_dem_matches_gdaldem_cells(feet_dem, tmp_path):
     """Count of cells >= 20 % inside a polygon equals the count from gdaldem's own slope grid
     masked by rasterio's centre rule; strips of 7 rows give the same numbers as one strip."""
-    expected = _gdaldem_slope(muncy_dem, tmp_path)
-    with rasterio.open(muncy_dem) as ds:
+    expected = _gdaldem_slope(feet_dem, tmp_path)
+    with rasterio.open(feet_dem) as ds:
         tf, shape = ds.transform, (ds.height, ds.width)
-    # a polygon (EPSG:2271) in the hilly middle of the grid, given to steep_slopes in EPSG:4326
-    poly = box(2_226_013.0, 375_011.0, 2_232_987.0, 383_007.0).buffer(900, quad_segs=4)
+    # a polygon (EPSG:2289) over the steepest hills of the grid, given again in EPSG:4326
+    poly = box(2_106_513.0, 808_511.0, 2_110_487.0, 812_507.0).buffer(300, quad_segs=4)
     inside = geometry_mask([poly], out_shape=shape, transform=tf, invert=True)
     ok = inside & np.isfinite(expected)
     n_ge = np.count_nonzero(expected[ok] >= 20)
     n_gt = np.count_nonzero(expected[ok] > 20)
+    assert n_ge > 100  # gdaldem finds steep cells here: the comparison is not 0 == 0
     cell_sqft = (tf.a * M_PER_US_FT / M_PER_FT) ** 2
-    poly_ll = gpd.GeoSeries([poly], crs="EPSG:2271").to_crs("EPSG:4326").iloc[0]
+    poly_ll = gpd.GeoSeries([poly], crs="EPSG:2289").to_crs("EPSG:4326").iloc[0]
     # reprojected back into the DEM's CRS the polygon moves by far less than a cell
-    poly_back = gpd.GeoSeries([poly_ll], crs="EPSG:4326").to_crs("EPSG:2271").iloc[0]
+    poly_back = gpd.GeoSeries([poly_ll], crs="EPSG:4326").to_crs("EPSG:2289").iloc[0]
     assert poly_back.symmetric_difference(poly).area < 1.0
-    res = steep_slopes(muncy_dem, "us_ft", poly, "EPSG:2271", polygons=False)
+    res = steep_slopes(feet_dem, "us_ft", poly, "EPSG:2289", polygons=False)
     assert res.n_cells == np.count_nonzero(ok)
     assert res.steep_slope_area_sqft == pytest.approx(n_ge * cell_sqft, rel=1e-12)
     assert res.steep_slope_area_gt_sqft == pytest.approx(n_gt * cell_sqft, rel=1e-12)
     assert res.max_slope_pct == pytest.approx(np.max(expected[ok]), abs=1e-3)
     assert res.mean_slope_pct == pytest.approx(np.mean(expected[ok]), abs=1e-3)
-    strips = steep_slopes(muncy_dem, "us_ft", poly, "EPSG:2271", polygons=False, strip_rows=7)
+    strips = steep_slopes(feet_dem, "us_ft", poly, "EPSG:2289", polygons=False, strip_rows=7)
     assert strips == res
-    ll = steep_slopes(muncy_dem, "us_ft", poly_ll, "EPSG:4326", polygons=False)
+    ll = steep_slopes(feet_dem, "us_ft", poly_ll, "EPSG:4326", polygons=False)
     assert ll.n_cells == pytest.approx(res.n_cells, rel=1e-3)
 
 
@@ -315,7 +315,7 @@ def test_steep_polygons_on_plainfield_custom_crs(plainfield_dem):
 # --------------------------------------------------------------------------- reading, errors
 
 
-def test_window_read_is_local_and_exact(plainfield_dem, muncy_dem):
+def test_window_read_is_local_and_exact(plainfield_dem, feet_dem):
     """The window holds exactly the raster's values at the same rows/columns."""
     with rasterio.open(plainfield_dem) as ds:
         full = ds.read(1)
@@ -329,19 +329,19 @@ def test_window_read_is_local_and_exact(plainfield_dem, muncy_dem):
     np.testing.assert_array_equal(
         win.elev, full[win.row_off : win.row_off + rows, win.col_off : win.col_off + cols]
     )
-    # Muncy: a margin in feet is converted to US survey feet cells (16.404 ftUS = 5 m)
-    with rasterio.open(muncy_dem) as ds:
-        mcrs = ds.crs
-    site = box(2_229_000, 380_000, 2_229_100, 380_100)
-    win = read_dem_window(muncy_dem, "ft", site, mcrs.to_wkt(), margin=328.0, margin_units="ft")
+    # Feet DEM: a margin in feet is converted to US survey feet cells (32.808 ftUS = 10 m)
+    with rasterio.open(feet_dem) as ds:
+        fcrs = ds.crs
+    site = box(2_108_000, 810_000, 2_108_100, 810_100)
+    win = read_dem_window(feet_dem, "ft", site, fcrs.to_wkt(), margin=328.0, margin_units="ft")
     assert win.h_m_per_unit == pytest.approx(M_PER_US_FT, rel=1e-12)
-    # 100 ftUS + 2 x 328 ft (≈ 656 ftUS) ≈ 756 ftUS ≈ 46 cells (+1 rounding each way)
-    assert 45 <= win.elev.shape[0] <= 49
+    # 100 ftUS + 2 x 328 ft (≈ 656 ftUS) ≈ 756 ftUS ≈ 23 cells (+1 rounding each way)
+    assert 22 <= win.elev.shape[0] <= 26
     assert win.elev.dtype == np.float32
 
 
-def test_geographic_dem_is_refused(shared_data):
-    dem = shared_data / "wi_central_sands" / "pleasant_dem40m.tif"
+def test_geographic_dem_is_refused():
+    dem = CENTRAL_SANDS / "pleasant_dem40m_clip.tif"  # USGS Pleasant Lake, EPSG:4269
     with pytest.raises(CRSError, match="geographic") as info:
         steep_slopes(dem, "m", box(-89.56, 43.95, -89.55, 43.96), "EPSG:4269")
     assert str(dem) in str(info.value)
@@ -405,18 +405,18 @@ def test_contours_of_a_plane_fall_where_hand_worked(tmp_path):
         assert geom.length == pytest.approx(29.0, abs=1e-6)  # centre of row 0 to row 29
 
 
-def test_contours_in_feet_dem_and_clipping(muncy_dem):
-    """Muncy elevations are feet: 10 ft contours are multiples of 10 and lie inside the area."""
-    area = box(2_229_000, 380_000, 2_230_000, 381_000).buffer(200)
+def test_contours_in_feet_dem_and_clipping(feet_dem):
+    """Elevations in feet: 10 ft contours are multiples of 10 and lie inside the area."""
+    area = box(2_108_000, 810_000, 2_109_000, 811_000).buffer(200)
     gdf = contours_ft(
-        muncy_dem, "us_ft", area, "EPSG:2271", interval_ft=10.0, working_crs="EPSG:2271"
+        feet_dem, "us_ft", area, "EPSG:2289", interval_ft=10.0, working_crs="EPSG:2289"
     )
     assert len(gdf) > 5
     lv = gdf["elev_ft"].to_numpy()
     np.testing.assert_allclose(lv / 10.0, np.round(lv / 10.0))
     assert gdf.union_all().difference(area.buffer(1e-6)).length == pytest.approx(0.0, abs=1e-6)
     with pytest.raises(InputError):
-        contours_ft(muncy_dem, "us_ft", area, "EPSG:2271", interval_ft=0)
+        contours_ft(feet_dem, "us_ft", area, "EPSG:2289", interval_ft=0)
 
 
 # --------------------------------------------------------------------------- contour interval

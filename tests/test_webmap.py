@@ -22,8 +22,8 @@ from georeview.report.index import index_data, outcome, write_index
 
 
 @pytest.fixture(scope="module")
-def rev(shared, tmp_path_factory):
-    return make_review(shared, tmp_path_factory.mktemp("webmap"))
+def rev(tmp_path_factory):
+    return make_review(tmp_path_factory.mktemp("webmap"))
 
 
 @pytest.fixture(scope="module")
