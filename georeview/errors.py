@@ -77,3 +77,7 @@ class ComputeError(GeoReviewError, RuntimeError):
     A Dask worker process that died (out of memory, killed) more often than the
     scheduler retries. Finished work is kept, so running the command again resumes.
     """
+
+
+class DependencyError(GeoReviewError, ImportError):
+    """An optional dependency a command needs is not installed (the extra is named)."""

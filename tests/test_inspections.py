@@ -17,10 +17,9 @@ import json
 
 import pytest
 
+from georeview.cli.inspections import add_arguments, main
 from georeview.errors import ConfigError, DataSourceError, InputError, OutputError
 from georeview.procedure.inspections import (
-    add_arguments,
-    main,
     read_log,
     read_rain,
     render_csv,

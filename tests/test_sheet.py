@@ -21,8 +21,8 @@ from pypdf import PdfReader
 from pypdf.generic import ContentStream
 from shapely.geometry import LineString
 
+from georeview.cli import sitemap as sheet_cli
 from georeview.errors import InputError, LimitError, OutputError
-from georeview.report import sheet as sheet_mod
 from georeview.report.sheet import LAYOUTS, SITE_COLOR, choose_scale, grid_labels, make_sheet
 from georeview.units import M_PER_FT
 from tests._build import box_ft, write_submission
@@ -273,18 +273,18 @@ def test_contour_interval_limit(built, tmp_path, interval):
 
 def test_cli_hook(built, tmp_path, capsys):
     parser = argparse.ArgumentParser()
-    sheet_mod.add_arguments(parser)
+    sheet_cli.add_arguments(parser)
     out = tmp_path / "cli.pdf"
     out.write_bytes(b"old")
     args = parser.parse_args(
         [str(built["sub"]), "--out", str(out), "--layers", str(built["layers"])]
     )
     with pytest.raises(OutputError, match="--overwrite"):
-        sheet_mod.main(args)
+        sheet_cli.main(args)
     args = parser.parse_args(
         [str(built["sub"]), "--out", str(out), "--layers", str(built["layers"]), "--overwrite"]
     )
-    assert sheet_mod.main(args) == 0
+    assert sheet_cli.main(args) == 0
     assert "1 in = 60 ft" in capsys.readouterr().out
     assert out.read_bytes().startswith(b"%PDF")
 

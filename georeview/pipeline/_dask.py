@@ -15,10 +15,13 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from georeview.errors import ComputeError, DataSourceError
+
 log = logging.getLogger(__name__)
 
 
 def run_partitions(
+    task: Callable[[Any, int, int, Any], Any],
     source: Any,
     todo: Sequence[tuple[int, int, int]],
     ctx: Any,
@@ -31,6 +34,9 @@ def run_partitions(
 
     Parameters
     ----------
+    task : callable
+        ``task(source, start, count, ctx)`` -> the partition's result (run on a worker;
+        it must be importable there, e.g. :func:`georeview.pipeline.screen.screen_slice`).
     source : georeview.pipeline.screen.Source
         The parcel file.
     todo : sequence of (int, int, int)
@@ -52,10 +58,10 @@ def run_partitions(
         screening a partition is replaced by its nanny and the partition runs again, so a
         single death costs time, not rows. Partitions saved before the error stay saved.
     """
-    from distributed import Client, KilledWorker, LocalCluster, as_completed
+    from georeview._compat import require
 
-    from georeview.errors import ComputeError, DataSourceError
-    from georeview.pipeline.screen import screen_slice
+    require("distributed", what="--workers/--scheduler")
+    from distributed import Client, KilledWorker, LocalCluster, as_completed
 
     cluster = None
     try:
@@ -79,7 +85,7 @@ def run_partitions(
             ctx_future = client.scatter(ctx, broadcast=True)
             futures = {
                 client.submit(
-                    screen_slice, source, start, count, ctx_future, key=f"screen-{i}-{start}"
+                    task, source, start, count, ctx_future, key=f"screen-{i}-{start}"
                 ): i
                 for i, start, count in todo
             }

@@ -24,14 +24,12 @@ complete. ``--workers N`` and ``--scheduler ADDRESS`` run the partitions on Dask
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import logging
 import os
 import re
 import shutil
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -1135,11 +1133,14 @@ def assemble(work: WorkFolder, out: Path, n_parts: int) -> dict[str, Any]:
 
     One partition is in memory at a time. Returns the counts for the summary.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
     import pyogrio
 
+    from georeview._compat import require
+
     suffix = out.suffix.lower()
+    # partitions are kept as Parquet whatever the output format
+    pa = require("pyarrow", what="georeview screen")
+    pq = require("pyarrow.parquet", what="georeview screen")
     tmp = _tmp_name(out)
     tmp.unlink(missing_ok=True)
     counts: dict[str, dict[str, int]] = {}
@@ -1333,7 +1334,9 @@ def run_screen(
         if workers > 1 or scheduler:
             from georeview.pipeline._dask import run_partitions
 
-            run_partitions(source, todo, ctx, save, workers=workers, scheduler=scheduler)
+            run_partitions(
+                screen_slice, source, todo, ctx, save, workers=workers, scheduler=scheduler
+            )
         else:
             for i, start, count in todo:
                 save(i, screen_slice(source, start, count, ctx))
@@ -1405,83 +1408,11 @@ def write_screen_index(
 # --------------------------------------------------------------------------- command line
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the ``georeview screen`` arguments to ``parser``."""
-    parser.add_argument("parcels", help="parcel polygons (GeoPackage, shapefile, GeoJSON, ...)")
-    parser.add_argument("--layers", required=True, help="layers folder (with layers.toml)")
-    parser.add_argument("--out", required=True, help="output .csv, .gpkg or .parquet")
-    parser.add_argument(
-        "--assume",
-        default="disturb=whole",
-        help='assumed activity, e.g. "disturb=whole" or "disturb_acres=1.5,kinds=subdivision"',
-    )
-    parser.add_argument("--id-field", help="parcel id field (default PARCELID)")
-    parser.add_argument(
-        "--columns",
-        help='column map for other schemas: "id=ML,propclass=CLASS,owner=OWNER,..."',
-    )
-    parser.add_argument("--layer", help="layer of a multi-layer parcel file")
-    parser.add_argument("--workers", type=int, default=1, help="local Dask worker processes")
-    parser.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://...)")
-    parser.add_argument(
-        "--partition-size", type=int, default=PARTITION_SIZE, help="parcels per partition"
-    )
-    parser.add_argument("--overwrite", action="store_true", help="replace an existing output")
-    parser.add_argument(
-        "--index",
-        metavar="FILE.html",
-        help="also write a results page: sortable table and map of every parcel",
-    )
-
-
-def main(args: argparse.Namespace) -> int:
-    """Run ``georeview screen``; print progress (on a terminal) and the summary."""
-    quiet = bool(getattr(args, "quiet", False))
-    show = not quiet and sys.stderr.isatty()
-    columns = parse_columns(args.columns, args.id_field)
-    kw = {
-        "assume": args.assume,
-        "columns": columns,
-        "layer": args.layer,
-        "workers": args.workers,
-        "scheduler": args.scheduler,
-        "partition_size": args.partition_size,
-        "overwrite": args.overwrite,
-        "index": args.index,
-    }
-    if show:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        ) as bar:
-            task = bar.add_task("partitions", total=None)
-
-            def tick(done: int, total: int) -> None:
-                bar.update(task, completed=done, total=total)
-
-            summary = run_screen(args.parcels, args.layers, args.out, on_partition=tick, **kw)
-    else:
-        summary = run_screen(args.parcels, args.layers, args.out, **kw)
-    if not quiet:
-        print("\n".join(summary.lines()))
-    return 0
-
-
 __all__ = [
     "Assumption",
     "ScreenContext",
     "ScreenSummary",
-    "add_arguments",
     "build_context",
-    "judge_frame",
-    "main",
     "overlap_areas",
     "parse_assume",
     "parse_columns",

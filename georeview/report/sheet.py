@@ -38,7 +38,6 @@ from georeview.errors import CoverageError, InputError, LimitError, OutputError
 from georeview.units import M_PER_FT
 
 if TYPE_CHECKING:
-    import argparse
 
     import geopandas as gpd
 
@@ -51,10 +50,8 @@ __all__ = [
     "SITE_COLOR",
     "SheetInfo",
     "SheetLayout",
-    "add_arguments",
     "choose_scale",
     "grid_labels",
-    "main",
     "make_sheet",
 ]
 
@@ -774,53 +771,3 @@ def _draw_panel(
     for (text, size, weight), step in zip(lines, steps, strict=True):
         fig.text(px + 0.12, y, text, transform=t, fontsize=size, weight=weight, va="top")
         y -= step
-
-
-# --------------------------------------------------------------------------- CLI hooks
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the ``georeview sitemap`` arguments to a (sub)parser."""
-    parser.add_argument("submission", help="submission folder (submission.toml + geometry)")
-    parser.add_argument("--out", required=True, help="PDF to write (e.g. sheet.pdf)")
-    parser.add_argument("--layers", help="layers folder (default: layers/<municipality>)")
-    parser.add_argument(
-        "--sheet",
-        choices=("auto", "ledger", "ansi_d"),
-        default="auto",
-        help="ledger (17 x 11 in), ANSI D (34 x 22 in), or auto: ledger when the site fits "
-        "at 1 in = 100 ft or finer (default)",
-    )
-    parser.add_argument(
-        "--contour-interval",
-        type=float,
-        default=2.0,
-        help="contour interval in ft (default 2; at most 5)",
-    )
-    parser.add_argument("--overwrite", action="store_true", help="replace an existing PDF")
-
-
-def main(args: argparse.Namespace) -> int:
-    """Run ``georeview sitemap`` from parsed arguments; return the exit code.
-
-    Errors (:class:`georeview.errors.GeoReviewError`) propagate to the CLI, which
-    prints one line and exits 2.
-    """
-    out = Path(args.out)
-    if out.exists() and not args.overwrite:
-        raise OutputError("exists; pass --overwrite to replace it", path=out)
-    info = make_sheet(
-        Path(args.submission),
-        out,
-        layers_dir=Path(args.layers) if args.layers else None,
-        sheet=args.sheet,
-        contour_interval_ft=args.contour_interval,
-    )
-    if not getattr(args, "quiet", False):
-        w, h = info.page_size_in
-        print(
-            f"wrote {info.path}: {info.sheet} {w:g} x {h:g} in at 1 in = "
-            f"{info.scale_ft_per_inch} ft; grid {info.grid_columns[0]}-{info.grid_columns[-1]}"
-            f" x 1-{info.grid_rows}; site in {', '.join(info.site_cells)}"
-        )
-    return 0

@@ -1,0 +1,85 @@
+"""The ``georeview`` command: parser, logging and the one place errors become exit codes.
+
+Only the CLI configures logging and prints. Bad input ends with exit code 2 and one
+line on stderr naming the file and the problem, never a traceback. Subcommand modules
+are imported when their command runs, so ``georeview --help`` loads no heavy library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from georeview import __version__
+from georeview.cli.options import EXIT_BAD_INPUT, EXIT_OK, common_parser
+from georeview.errors import GeoReviewError
+
+__all__ = ["COMMANDS", "build_parser", "main"]
+
+#: Subcommand -> (module under georeview.cli, help).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "review": ("review", "review one submission folder, or a folder of them"),
+    "screen": ("screen", "screen every parcel of a file: jurisdiction, resources, applicability"),
+    "sitemap": ("sitemap", "print-ready site-map sheet (PDF) at a true engineering scale"),
+    "rules": ("rules", "print every rule with its citation"),
+    "inspections": ("inspections", "check an inspection log against rainfall"),
+}
+
+
+def _module(name: str) -> object:
+    return importlib.import_module(f"georeview.cli.{name}")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Return the argument parser; only ``command``'s arguments are loaded when given."""
+    parser = argparse.ArgumentParser(
+        prog="georeview",
+        description="Review construction-site erosion-control submissions against "
+        "municipal ordinances with real GIS data.",
+    )
+    parser.add_argument("--version", action="version", version=f"georeview {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
+    parser.add_argument("-q", "--quiet", action="store_true", help="only errors")
+    common = common_parser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, parents=[common])
+        if command is None or command == name:
+            mod = _module(module)
+            mod.add_arguments(p)  # type: ignore[attr-defined]
+            p.set_defaults(func=mod.main)  # type: ignore[attr-defined]
+    return parser
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    return next((a for a in argv if a in COMMANDS), None)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(_command_of(argv)).parse_args(argv)
+    level = (
+        logging.ERROR
+        if args.quiet
+        else (
+            logging.DEBUG if args.verbose > 1 else logging.INFO if args.verbose else logging.WARNING
+        )
+    )
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args))
+    except GeoReviewError as exc:
+        print(f"georeview: error: {exc.one_line()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("georeview: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK

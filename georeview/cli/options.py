@@ -1,0 +1,25 @@
+"""Options and exit codes shared by every ``georeview`` subcommand."""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_SOME_FAILED", "common_parser"]
+
+#: The work ran (whatever it found).
+EXIT_OK = 0
+#: The input is unusable: one line on stderr names the file and the field.
+EXIT_BAD_INPUT = 2
+#: A batch or screening ran, but some records became error rows.
+EXIT_SOME_FAILED = 3
+
+
+def common_parser() -> argparse.ArgumentParser:
+    """``-v``/``-q`` for every subcommand (they work before or after its name).
+
+    ``SUPPRESS`` keeps a subcommand from resetting what was given before it.
+    """
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS)
+    common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS)
+    return common

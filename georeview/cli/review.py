@@ -1,0 +1,80 @@
+"""``georeview review SUBMISSION --out DIR``: one submission, or a folder of them."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from georeview.cli.options import EXIT_OK
+from georeview.errors import OutputError
+
+__all__ = ["add_arguments", "main"]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the ``georeview review`` arguments to a (sub)parser."""
+    p.add_argument(
+        "submission",
+        help="submission folder (submission.toml + geometry files), or a folder of them "
+        "(and zip files of them) for a batch",
+    )
+    p.add_argument("--out", required=True, help="output folder for report.json/html and map.html")
+    p.add_argument("--layers", help="layers folder (default: layers/<municipality>)")
+    p.add_argument("--overwrite", action="store_true", help="replace existing reports")
+    p.add_argument("--no-map", action="store_true", help="skip map.html")
+    p.add_argument(
+        "--no-terrain",
+        action="store_true",
+        help="skip the DEM (slopes, contours, downstream trace): their findings say needs_info",
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run ``georeview review``; print the verdict line (unless --quiet)."""
+    from georeview.pipeline.review import review
+    from georeview.report import write_reports
+
+    target = Path(args.submission)
+    out = Path(args.out)
+    from georeview.pipeline import batch
+
+    if batch.is_batch(target):
+        res = batch.review_many(
+            target,
+            out,
+            layers_dir=Path(args.layers) if args.layers else None,
+            overwrite=args.overwrite,
+        )
+        if not args.quiet:
+            print(
+                f"{target.name}: {len(res.rows)} submissions, {res.n_ok} reviewed, "
+                f"{res.n_error} errors, {res.seconds:.1f} s; summary {res.summary_csv}"
+            )
+            for r in res.rows:
+                if r["status"] == "error":
+                    print(f"  error: {r.get('name')}: {r.get('error')}")
+        return EXIT_OK
+    if (out / "report.json").exists() and not args.overwrite:
+        raise OutputError("report.json exists; pass --overwrite to replace it", path=out)
+    result = review(
+        target, Path(args.layers) if args.layers else None, with_terrain=not args.no_terrain
+    )
+    paths = write_reports(result, out, with_map=not args.no_map)
+    c = result.judgement
+    verdict = (
+        "cannot be determined (needs information)"
+        if c.regulated is None
+        else ("regulated" if c.regulated else "not regulated")
+    )
+    counts = result.to_dict()["summary"]["counts"]
+    if not args.quiet:
+        print(
+            f"{target.name}: {result.ordinance.short_name}: {verdict}"
+            + (f", {c.category}" if c.category else "")
+            + (", larger site" if c.larger_site else "")
+            + f"; jurisdiction {result.jurisdiction.status}; "
+            f"{counts['fail']} fail, {counts['needs_info']} need information"
+        )
+        for p in paths.values():
+            print(f"  wrote {p}")
+    return EXIT_OK

@@ -1,0 +1,36 @@
+"""``georeview rules [MUNICIPALITY]``: every rule with its citation."""
+
+from __future__ import annotations
+
+import argparse
+
+from georeview.cli.options import EXIT_OK
+
+__all__ = ["add_arguments", "main"]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the ``georeview rules`` arguments to a (sub)parser."""
+    p.add_argument("municipality", nargs="?", help="a municipality (default: all)")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Print the rules of one municipality, or of every one on the search path."""
+    from georeview.ordinances import municipalities
+    from georeview.rules import load_ordinance
+
+    names = [args.municipality] if args.municipality else list(municipalities())
+    for name in names:
+        o = load_ordinance(name)
+        print(f"# {o.title}")
+        reach = o.reach
+        cites = dict.fromkeys([reach.citation_village, reach.citation_extraterritorial])
+        print(
+            f"{', '.join(c for c in cites if c):<28} {'reach':<10} {o.municipality + '.reach':<36} "
+            f"village: {reach.village}; extraterritorial: {reach.extraterritorial}; "
+            f"outside: {reach.outside}"
+        )
+        for r in o.rules:
+            print(f"{r.citation:<28} {r.kind:<10} {r.id:<36} {r.title}")
+        print()
+    return EXIT_OK

@@ -1,0 +1,79 @@
+"""``georeview screen PARCELS --layers DIR --out FILE``: every parcel against the ordinance."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from georeview.pipeline.screen import PARTITION_SIZE, parse_columns, run_screen
+
+__all__ = ["add_arguments", "main"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``georeview screen`` arguments to ``parser``."""
+    parser.add_argument("parcels", help="parcel polygons (GeoPackage, shapefile, GeoJSON, ...)")
+    parser.add_argument("--layers", required=True, help="layers folder (with layers.toml)")
+    parser.add_argument("--out", required=True, help="output .csv, .gpkg or .parquet")
+    parser.add_argument(
+        "--assume",
+        default="disturb=whole",
+        help='assumed activity, e.g. "disturb=whole" or "disturb_acres=1.5,kinds=subdivision"',
+    )
+    parser.add_argument("--id-field", help="parcel id field (default PARCELID)")
+    parser.add_argument(
+        "--columns",
+        help='column map for other schemas: "id=ML,propclass=CLASS,owner=OWNER,..."',
+    )
+    parser.add_argument("--layer", help="layer of a multi-layer parcel file")
+    parser.add_argument("--workers", type=int, default=1, help="local Dask worker processes")
+    parser.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://...)")
+    parser.add_argument(
+        "--partition-size", type=int, default=PARTITION_SIZE, help="parcels per partition"
+    )
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    parser.add_argument(
+        "--index",
+        metavar="FILE.html",
+        help="also write a results page: sortable table and map of every parcel",
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run ``georeview screen``; print progress (on a terminal) and the summary."""
+    quiet = bool(getattr(args, "quiet", False))
+    show = not quiet and sys.stderr.isatty()
+    columns = parse_columns(args.columns, args.id_field)
+    kw = {
+        "assume": args.assume,
+        "columns": columns,
+        "layer": args.layer,
+        "workers": args.workers,
+        "scheduler": args.scheduler,
+        "partition_size": args.partition_size,
+        "overwrite": args.overwrite,
+        "index": args.index,
+    }
+    if show:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        ) as bar:
+            task = bar.add_task("partitions", total=None)
+
+            def tick(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            summary = run_screen(args.parcels, args.layers, args.out, on_partition=tick, **kw)
+    else:
+        summary = run_screen(args.parcels, args.layers, args.out, **kw)
+    if not quiet:
+        print("\n".join(summary.lines()))
+    return 0
