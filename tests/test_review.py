@@ -287,7 +287,12 @@ def test_bad_input_never_prints_a_traceback(tmp_path, layers, centre):
 def test_steep_slopes_addressed(steep_sqft, stated, expected):
     # Somers 17.08(C)(3)(c): "Minimization of land disturbing construction activity on
     # slopes of 20% or more."
-    from georeview.pipeline.review import steep_slopes_addressed
+    from georeview.facts.build import facts_frame, record_of
 
-    facts = {"steep_slope_area_sqft": steep_sqft, "plan.steep_slope_minimization": stated}
-    assert steep_slopes_addressed(facts) is expected
+    frame = facts_frame(
+        {"steep_slope_area_sqft": steep_sqft},
+        {},
+        n=1,
+        extra={"plan.steep_slope_minimization": stated},
+    )
+    assert record_of(frame)["steep_slopes_addressed"] is expected

@@ -162,7 +162,7 @@ def test_judge_frame_equals_judge_row_by_row(municipality: str) -> None:
         ref = judge(ordinance, _row_dict(facts.iloc[i]))
         assert tri(fj.regulated.iloc[i]) == ref.regulated, i
         assert fj.category.iloc[i] == ref.category, i
-        assert bool(fj.larger_site.iloc[i]) == ref.larger_site, i
+        assert tri(fj.larger_site.iloc[i]) == ref.larger_site, i
         for f in ref.findings:
             assert fj.status[f.rule_id].iloc[i] == f.status, (i, f.rule_id)
             assert tri(fj.applies[f.rule_id].iloc[i]) == f.applies, (i, f.rule_id)

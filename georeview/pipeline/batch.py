@@ -233,7 +233,7 @@ def _review_one(
         "jurisdiction": report["jurisdiction"]["status"],
         "regulated": {True: "yes", False: "no", None: "unknown"}[c["regulated"]],
         "category": c["category"] or "",
-        "larger_site": "yes" if c["larger_site"] else "no",
+        "larger_site": {True: "yes", False: "no"}.get(c["larger_site"], "unknown"),
         "site_area_sqft": m["site_area_sqft"],
         "disturbed_area_sqft": m["disturbed_area_sqft"],
         "fail": counts["fail"],

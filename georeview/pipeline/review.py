@@ -20,6 +20,7 @@ import shapely
 from georeview import __version__
 from georeview.config import load_submission_config
 from georeview.errors import ConfigError, DataSourceError
+from georeview.facts.build import activity_columns, facts_frame, record_of, site_map_columns
 from georeview.facts.plan import plan_facts
 from georeview.facts.sitemap import sitemap_facts
 from georeview.load import Layers, LoadedSubmission, load_layers, load_submission, to_crs
@@ -276,22 +277,25 @@ def review(
         warnings += terr_warn
     soils = layers.read("soils", bbox=bbox)
     eng = engineering_stage(sub, layers, areas, disturbance, site, soils)
-    facts = build_facts(sub, areas, where, terrain)
-    facts.update(engineering_facts(eng))
-    facts.update(plan_facts(sub))
-    facts["steep_slopes_addressed"] = steep_slopes_addressed(facts)
-    facts.update(
-        sitemap_facts(
-            sub,
-            layers_near={
-                "wetlands": wetlands,
-                "floodplain": fp_sfha,
-                "floodway": fp_ways,
-                "hydrography": hydro,
-                "roads": layers.read("roads", bbox=bbox),
-            },
-            working_crs=crs,
-            downstream=terrain.get("downstream"),
+    sitemap = sitemap_facts(
+        sub,
+        layers_near={
+            "wetlands": wetlands,
+            "floodplain": fp_sfha,
+            "floodway": fp_ways,
+            "hydrography": hydro,
+            "roads": layers.read("roads", bbox=bbox),
+        },
+        working_crs=crs,
+        downstream=terrain.get("downstream"),
+    )
+    facts = record_of(
+        facts_frame(
+            measured_facts(areas, where, terrain),
+            activity_columns(sub.config.activity, 1),
+            n=1,
+            site_map=site_map_columns(sub.config.site_map, 1),
+            extra={**engineering_facts(eng), **plan_facts(sub), **sitemap},
         )
     )
     judgement = judge(ordinance, facts)
@@ -546,16 +550,12 @@ def procedure(sub: LoadedSubmission, category: str | None, municipality: str) ->
     return out
 
 
-def build_facts(
-    sub: LoadedSubmission,
-    areas: Areas,
-    where: JurisdictionResult,
-    terrain: dict[str, Any],
+def measured_facts(
+    areas: Areas, where: JurisdictionResult, terrain: dict[str, Any]
 ) -> dict[str, Any]:
-    """Flatten everything the rules read into one dict of dotted names."""
-    cfg = sub.config
-    act = cfg.activity
-    facts: dict[str, Any] = {
+    """The measure stage's facts of one site (:data:`georeview.facts.build.MEASURED`)."""
+    down = terrain.get("downstream") or {}
+    return {
         "jurisdiction.status": where.status,
         **{
             f"jurisdiction.share.{s}": where.share(s)
@@ -563,43 +563,17 @@ def build_facts(
         },
         "site_area_sqft": areas.site_area_sqft,
         "disturbed_area_sqft": areas.disturbed_area_sqft,
-        "disturbed_area_acres": areas.disturbed_area_acres,
-        "disturbed_at_once_acres": (
-            act.max_disturbed_at_once_acres
-            if act.max_disturbed_at_once_acres is not None
-            else areas.disturbed_area_acres
-        ),
         "wetland_area_sqft": areas.wetland_area_sqft,
         "wetland_in_disturbance_sqft": areas.wetland_in_disturbance_sqft,
         "floodplain_area_sqft": areas.floodplain_area_sqft,
         "floodplain_in_disturbance_sqft": areas.floodplain_in_disturbance_sqft,
         "floodway_present": areas.floodway_present,
+        **{
+            k: terrain.get(k)
+            for k in ("steep_slope_area_sqft", "steep_slope_area_gt_sqft", "max_slope_pct")
+        },
+        "downstream.reaches_water_within_quarter_mile": down.get(
+            "reaches_water_within_quarter_mile"
+        ),
+        "downstream.receiving_feature": down.get("receiving_feature"),
     }
-    for name, value in act.model_dump().items():
-        facts[f"activity.{name}"] = tuple(value) if isinstance(value, list) else value
-    sm = cfg.site_map
-    # As declared; georeview.facts.sitemap replaces the interval and the grid with what it
-    # measures when a contour or grid layer is submitted.
-    facts["site_map.scale_ft_per_inch"] = sm.scale_ft_per_inch
-    facts["site_map.contour_interval_ft"] = sm.contour_interval_ft
-    facts["site_map.grid"] = sm.grid
-    for key in ("steep_slope_area_sqft", "steep_slope_area_gt_sqft", "max_slope_pct"):
-        facts[key] = terrain.get(key)
-    down = terrain.get("downstream") or {}
-    facts["downstream.reaches_water_within_quarter_mile"] = down.get(
-        "reaches_water_within_quarter_mile"
-    )
-    facts["downstream.receiving_feature"] = down.get("receiving_feature")
-    return facts
-
-
-def steep_slopes_addressed(facts: dict[str, Any]) -> bool | None:
-    """Somers 17.08(C)(3)(c): no disturbance on slopes of 20 % or more, or a plan for it.
-
-    Reads the validated ``plan.steep_slope_minimization`` fact (georeview.facts.plan): text
-    describing the minimisation or ``true`` addresses it, ``false`` says it is not.
-    """
-    if facts.get("steep_slope_area_sqft") == 0:
-        return True
-    stated = facts.get("plan.steep_slope_minimization")
-    return None if stated is None else bool(stated)

@@ -49,8 +49,8 @@ from georeview.errors import (
     InputError,
     OutputError,
 )
+from georeview.facts.build import activity_columns, facts_frame
 from georeview.rules import FrameJudgement, Ordinance, judge_frame
-from georeview.rules.evaluate import tri_array
 from georeview.units import acres_to_sqft, sqft_to_acres
 
 log = logging.getLogger(__name__)
@@ -753,52 +753,27 @@ def _facts_frame(
         out = np.where((total == 0) | (disturbed == 0), 0.0, out)
         return np.where(np.isnan(total), np.nan, out)
 
-    acres = sqft_to_acres(disturbed)
     act = a.activity
-    at_once = (
-        np.full(n, act.max_disturbed_at_once_acres, dtype=float)
-        if act.max_disturbed_at_once_acres is not None
-        else acres
-    )
-    cols: dict[str, Any] = {
+    activity = activity_columns(act, n, kinds=kinds)
+    if act.max_disturbed_at_once_acres is None:
+        # A screening states the whole activity: the assumed disturbance happens at once.
+        activity["activity.max_disturbed_at_once_acres"] = sqft_to_acres(disturbed)
+    measured: dict[str, Any] = {
         "jurisdiction.status": status,
         **{f"jurisdiction.share.{s}": shares[s] for s in shares},
         "site_area_sqft": area_sqft,
         "disturbed_area_sqft": disturbed,
-        "disturbed_area_acres": acres,
-        "disturbed_at_once_acres": at_once,
         "wetland_area_sqft": resources["wetland"],
         "wetland_in_disturbance_sqft": inside(resources["wetland"]),
         "floodplain_area_sqft": resources["floodplain"],
         "floodplain_in_disturbance_sqft": inside(resources["floodplain"]),
-        "floodway_present": tri_array(
-            np.nan_to_num(resources["floodway"]) > 0,
-            ~np.isnan(resources["floodway"]),
-            pd.RangeIndex(n),
-        ).to_numpy(),
+        "floodway_present": pd.arrays.BooleanArray(
+            np.nan_to_num(resources["floodway"]) > 0, np.isnan(resources["floodway"])
+        ),
         "steep_slope_area_sqft": inside(steep[0]),
         "steep_slope_area_gt_sqft": inside(steep[1]),
-        "max_slope_pct": np.full(n, np.nan),
     }
-    for name, value in act.model_dump().items():
-        if name == "kinds":
-            cols["activity.kinds"] = kinds
-        elif isinstance(value, bool):
-            cols[f"activity.{name}"] = pd.array([value] * n, dtype="boolean")
-        elif isinstance(value, (int, float)):
-            cols[f"activity.{name}"] = np.full(n, float(value))
-        elif value is None:
-            cols[f"activity.{name}"] = np.full(n, None, dtype=object)
-        else:
-            cols[f"activity.{name}"] = np.full(n, value, dtype=object)
-    steep_sqft = cols["steep_slope_area_sqft"]
-    cols["steep_slopes_addressed"] = tri_array(
-        steep_sqft == 0, steep_sqft == 0, pd.RangeIndex(n)
-    ).to_numpy()
-    for key in ("scale_ft_per_inch", "contour_interval_ft"):
-        cols[f"site_map.{key}"] = np.full(n, np.nan)
-    cols["site_map.grid"] = pd.array([None] * n, dtype="boolean")
-    return pd.DataFrame(cols), disturbed
+    return facts_frame(measured, activity, n=n), disturbed
 
 
 def _joined(masks: Sequence[tuple[str, Any]], n: int, sep: str) -> Any:
@@ -962,7 +937,7 @@ def _result_columns(ordinance: Ordinance, j: FrameJudgement, facts: pd.DataFrame
     return {
         "regulated": tri_text(j.regulated),
         "category": j.category.to_numpy(dtype=object),
-        "larger_site": np.where(j.larger_site.to_numpy(dtype=bool), "yes", "no").astype(object),
+        "larger_site": tri_text(j.larger_site),
         "extraordinary": (
             tri_text(extraordinary) if extraordinary is not None else np.full(n, None, dtype=object)
         ),

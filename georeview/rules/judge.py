@@ -66,7 +66,7 @@ class Verdicts:
     exempt: Tri
     regulated: Tri
     category: np.ndarray
-    larger_site: np.ndarray
+    larger_site: Tri
     flags: dict[str, Tri]
     #: Per jurisdiction category the ordinance reaches: the site lies there and is reached.
     reach_terms: dict[str, Tri]
@@ -158,9 +158,10 @@ def verdicts(ordinance: Ordinance, facts: Facts | pd.DataFrame) -> Verdicts:
         decided = major.known & regulated.true
         category[decided] = np.where(major.value[decided], "major", "minor")
     larger = flags.get("larger_site")
-    larger_site = regulated.true & (larger.true if larger is not None else False)
+    # unknown (not false) while a fact that decides it is missing
+    larger_site = regulated & larger if larger is not None else regulated & Tri.const(False, n)
     facts.set("classification.category", category)
-    facts.set("classification.larger_site", larger_site)
+    facts.set("classification.larger_site", _tri_column(larger_site))
     for key, v in flags.items():
         facts.set(f"classification.{key}", _tri_column(v))
     for rule in ordinance.rules:
@@ -174,7 +175,7 @@ def verdicts(ordinance: Ordinance, facts: Facts | pd.DataFrame) -> Verdicts:
         exempt=exempt,
         regulated=regulated,
         category=category,
-        larger_site=np.asarray(larger_site, dtype=bool),
+        larger_site=larger_site,
         flags=flags,
         reach_terms=terms,
     )
@@ -211,7 +212,7 @@ def judge_frame(ordinance: Ordinance, facts: pd.DataFrame) -> FrameJudgement:
         exempt=v.exempt.series(idx),
         regulated=v.regulated.series(idx),
         category=pd.Series(v.category, index=idx, dtype=object),
-        larger_site=pd.Series(v.larger_site, index=idx),
+        larger_site=v.larger_site.series(idx),
         flags={k: t.series(idx) for k, t in v.flags.items()},
     )
 
@@ -257,6 +258,13 @@ class Finding:
     text: str = ""
     units: str | None = None
     applies: bool | None = None
+    #: What the verdict rests on: the sources of the facts it read (fact registry).
+    evidence: tuple[str, ...] = ()
+
+    @property
+    def determination(self) -> bool:
+        """A determination of applicability or classification, not a compliance result."""
+        return self.kind in DETERMINATION_KINDS
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready dict."""
@@ -272,6 +280,8 @@ class Finding:
             "text": self.text,
             "units": self.units,
             "applies": self.applies,
+            "evidence": list(self.evidence),
+            "determination": self.determination,
         }
 
 
@@ -282,7 +292,7 @@ class Judgement:
     findings: tuple[Finding, ...]
     regulated: bool | None
     category: str | None
-    larger_site: bool
+    larger_site: bool | None
     flags: dict[str, bool | None] = field(default_factory=dict)
     reached: bool | None = None
     exempt: bool | None = None
@@ -338,7 +348,26 @@ def _reach_finding(ordinance: Ordinance, v: Verdicts, facts: Mapping[str, Any]) 
         kind="reach",
         title="Geographic reach of the ordinance",
         applies=reached,
+        evidence=("measured",),
     )
+
+
+def evidence_of(rule: Rule) -> tuple[str, ...]:
+    """The sources of the facts a rule's verdict reads, in the registry's order.
+
+    A determination rests on the facts of its condition; a standard on its verdict fact
+    (and, while that is unknown, on what decides whether it applies).
+    """
+    from georeview.facts.registry import SOURCES, registry
+
+    reg = registry()
+    if rule.kind in DETERMINATION_KINDS:
+        names = rule.when.facts() if rule.when is not None else set()
+    else:
+        names = {rule.verdict_fact} if rule.verdict_fact else set()
+    found = {reg.source(n) for n in names} - {None}
+    # a procedure that reads no fact rests on the ordinance's own text
+    return tuple(s for s in SOURCES if s in found) or ("ordinance",)
 
 
 def _finding(rule: Rule, status: str, applies: bool | None, facts: Mapping[str, Any]) -> Finding:
@@ -379,6 +408,7 @@ def _finding(rule: Rule, status: str, applies: bool | None, facts: Mapping[str, 
         text=rule.text,
         units=rule.units,
         applies=applies,
+        evidence=evidence_of(rule),
     )
 
 
@@ -406,7 +436,7 @@ def judge(ordinance: Ordinance, facts: Mapping[str, Any]) -> Judgement:
         findings=tuple(findings),
         regulated=v.regulated.at(0),
         category=v.category[0],
-        larger_site=bool(v.larger_site[0]),
+        larger_site=v.larger_site.at(0),
         flags={k: t.at(0) for k, t in v.flags.items()},
         reached=v.reached.at(0),
         exempt=v.exempt.at(0),
