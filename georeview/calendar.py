@@ -383,9 +383,10 @@ def _deadline(spec: Mapping[str, Any], municipality: str, facts: Mapping[str, An
         nominal = add_calendar_days(start, days)
         date = add_calendar_days(start, days, municipality=municipality, extend_last_day=extend)
         if date != nominal:
+            cite = mspec.get("last_day_citation")
             rule += (
                 f"; {nominal.isoformat()} is a Sunday or legal holiday, so the last day is the "
-                "next secular day (Wis. Stat. § 990.001(4)(b))"
+                "next secular day" + (f" ({cite})" if cite else "")
             )
     elif kind == "years":
         date = _add_years(start, spec["years"])

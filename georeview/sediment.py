@@ -21,10 +21,6 @@ from georeview.units import GPD_PER_CFS, S_PER_DAY
 
 #: Maximum surface settling rate, gallons per square foot per day (Deerfield 31.06(2)(A), (3)(B)).
 SETTLING_RATE_GPD_PER_SQFT = 1500.0
-#: Minimum basin depth, ft (Deerfield 31.06(2)(A), (3)(B)).
-MIN_DEPTH_FT = 3.0
-#: Minimum fence or barrier height, ft (Deerfield 31.06(2)(A), (3)(B)).
-MIN_FENCE_HEIGHT_FT = 4.0
 #: Gallons per day in one gallon per minute (minutes in a day: seconds per day / 60).
 _GPD_PER_GPM = S_PER_DAY / 60.0
 
@@ -94,7 +90,9 @@ class Measure:
     reason: str | None = None
 
 
-def _at_least(name: str, measured: float | None, limit: float, what: str) -> Measure:
+def _at_least(name: str, measured: float | None, limit: float | None, what: str) -> Measure:
+    if limit is None:
+        return Measure(name, measured, None, "min", None, f"the ordinance sets no {what}")
     if measured is None:
         return Measure(name, None, limit, "min", None, f"{what} not declared")
     return Measure(name, float(measured), float(limit), "min", float(measured) >= limit)
@@ -102,7 +100,7 @@ def _at_least(name: str, measured: float | None, limit: float, what: str) -> Mea
 
 @dataclass(frozen=True)
 class BasinCheck:
-    """A declared basin checked against Deerfield 31.06(2)(A) or 31.06(3)(B).
+    """A declared basin checked against the ordinance's basin standards.
 
     Attributes
     ----------
@@ -113,9 +111,9 @@ class BasinCheck:
     area : Measure
         Declared surface area vs required area, sq ft.
     depth : Measure
-        Declared depth vs 3 ft.
+        Declared depth vs the ordinance's minimum.
     fence : Measure
-        Declared fence or barrier height vs 4 ft.
+        Declared fence or barrier height vs the ordinance's minimum.
     """
 
     basin_id: str
@@ -149,8 +147,11 @@ def check_basin(
     fence_height_ft: float | None,
     required_area_sqft: float | None,
     required_area_reason: str | None = None,
+    min_depth_ft: float | None,
+    min_fence_height_ft: float | None,
+    citation: str,
 ) -> BasinCheck:
-    """Check one declared basin's area, depth and fence (Deerfield 31.06(2)(A), (3)(B)).
+    """Check one declared basin's area, depth and fence against the ordinance's minimums.
 
     Parameters
     ----------
@@ -162,8 +163,11 @@ def check_basin(
         Area the basin must provide; None when it cannot be computed.
     required_area_reason : str, optional
         Why the required area is unknown.
+    min_depth_ft, min_fence_height_ft : float or None
+        The ordinance's minimum depth and fence height (``None``: it sets none).
+    citation : str
+        Where the ordinance sets them.
     """
-    citation = "Deerfield 31.06(3)(B)" if kind == "sediment" else "Deerfield 31.06(2)(A)"
     if required_area_sqft is None:
         area = Measure(
             "surface_area_sqft",
@@ -180,6 +184,6 @@ def check_basin(
         kind=kind,
         citation=citation,
         area=area,
-        depth=_at_least("depth_ft", depth_ft, MIN_DEPTH_FT, "depth"),
-        fence=_at_least("fence_height_ft", fence_height_ft, MIN_FENCE_HEIGHT_FT, "fence height"),
+        depth=_at_least("depth_ft", depth_ft, min_depth_ft, "depth"),
+        fence=_at_least("fence_height_ft", fence_height_ft, min_fence_height_ft, "fence height"),
     )

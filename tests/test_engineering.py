@@ -238,4 +238,4 @@ def test_basins_and_dewatering():
     assert by_id["SB-1"]["ok"] is True
     assert by_id["DW-1"]["area"]["ok"] is False
     assert by_id["DW-1"]["fence"]["ok"] is False
-    assert by_id["DW-1"]["citation"] == "Deerfield 31.06(2)(A)"
+    assert by_id["DW-1"]["citation"] == "§ 31.06(2)(A)"

@@ -14,9 +14,14 @@ import shapely
 from _build import DEERFIELD, box_ft, dane_munis
 
 from georeview.measure import jurisdiction as jur
+from georeview.rules import load_ordinance
 from georeview.units import miles_to_m
 
 MILE_M = miles_to_m(1.0)  # 1,609.344 m exactly
+
+
+#: Reach by kind and class, from the ordinance's data (checked against the statute below).
+REACH = load_ordinance("deerfield").param("etj_miles")
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +36,7 @@ def deerfield():
         kind_field="CTV",
         name_field="MCD_NAME",
         city_class={"Madison": 2},
+        reach_miles=REACH,
     )
     cambridge = g[(g.MCD_NAME == "Cambridge") & (g.CTV == "V")].geometry.iloc[0]
     return j, village, cambridge
@@ -55,7 +61,8 @@ def test_mile_is_exact():
 )
 def test_reach_by_class(kind, cls, miles):
     # Wis. Stat. § 236.02(5): 3 miles for 1st-3rd class cities, 1.5 for 4th class and villages.
-    assert jur.etj_miles(kind, cls) == miles
+    # (the ordinances' etj_miles parameter must say what the statute says)
+    assert jur.etj_miles(kind, cls, reach_miles=REACH) == miles
 
 
 def test_deerfield_cambridge_distance(deerfield):
@@ -173,7 +180,7 @@ def test_two_squares_equidistant_line_is_the_midline():
         ],
         crs=3071,
     )
-    j = jur.build(v, "V", towns, kind_field="CTV", name_field="MCD_NAME")
+    j = jur.build(v, "V", towns, kind_field="CTV", name_field="MCD_NAME", reach_miles=REACH)
     assert shapely.contains(j.extraterritorial, shapely.Point(2490, 500))
     assert not shapely.contains(j.extraterritorial, shapely.Point(2510, 500))
     assert shapely.contains(j.ceded["N"], shapely.Point(2510, 500))
@@ -198,11 +205,17 @@ def test_city_of_second_class_reaches_three_miles():
         crs=3071,
     )
     j = jur.build(
-        v, "V", others, kind_field="CTV", name_field="MCD_NAME", city_class={"Kenosha": 2}
+        v,
+        "V",
+        others,
+        kind_field="CTV",
+        name_field="MCD_NAME",
+        city_class={"Kenosha": 2},
+        reach_miles=REACH,
     )
     # The village's zone does not reach the city's 3-mile zone here: nothing ceded.
     assert j.ceded == {}
-    assert jur.etj_miles("C", 2) * MILE_M == pytest.approx(4828.032)
+    assert jur.etj_miles("C", 2, reach_miles=REACH) * MILE_M == pytest.approx(4828.032)
 
 
 def test_incorporated_land_is_never_extraterritorial(deerfield):

@@ -178,6 +178,7 @@ JUR = build(
     gpd.GeoDataFrame({"CTV": ["T"], "MCD_NAME": ["Town"]}, geometry=[TOWN], crs=3071),
     kind_field="CTV",
     name_field="MCD_NAME",
+    reach_miles=load_ordinance("somers").param("etj_miles"),
 )
 
 

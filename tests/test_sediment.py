@@ -6,6 +6,7 @@ import pytest
 
 from georeview import sediment as sd
 from georeview.errors import InputError
+from georeview.rules import load_ordinance
 from georeview.units import GPD_PER_CFS
 
 
@@ -37,6 +38,19 @@ def test_bad_inputs_refused():
         sd.dewatering_basin_area_sqft(float("nan"))
 
 
+#: Deerfield 31.06(2)(A), (3)(B): "a depth of at least 3 feet, ... a 4 foot high snow fence".
+MINIMUMS = {"min_depth_ft": 3.0, "min_fence_height_ft": 4.0}
+
+
+def test_deerfield_parameters_are_the_ordinance_numbers():
+    o = load_ordinance("deerfield")
+    assert o.param("basin_min_depth_ft") == MINIMUMS["min_depth_ft"]
+    assert o.param("basin_min_fence_height_ft") == MINIMUMS["min_fence_height_ft"]
+    assert o.param("basin_settling_rate_gpd_per_sqft") == 1500.0
+    assert o.param("dewatering_settling_rate_gpd_per_sqft") == 1500.0
+    assert o.param("basin_design_storm") == "5yr"
+
+
 def test_check_basin_pass_fail_unknown():
     """31.06(3)(B): depth >= 3 ft, fence >= 4 ft, area >= required."""
     good = sd.check_basin(
@@ -46,9 +60,11 @@ def test_check_basin_pass_fail_unknown():
         depth_ft=3.0,
         fence_height_ft=4.0,
         required_area_sqft=4308.78,
+        citation="§ 31.06(3)(B)",
+        **MINIMUMS,
     )
     assert good.ok is True
-    assert good.citation == "Deerfield 31.06(3)(B)"
+    assert good.citation == "§ 31.06(3)(B)"
     shallow = sd.check_basin(
         "B2",
         "sediment",
@@ -56,6 +72,8 @@ def test_check_basin_pass_fail_unknown():
         depth_ft=2.5,
         fence_height_ft=4.0,
         required_area_sqft=4308.78,
+        citation="§ 31.06(3)(B)",
+        **MINIMUMS,
     )
     assert shallow.ok is False
     assert shallow.depth.measured == 2.5
@@ -67,9 +85,11 @@ def test_check_basin_pass_fail_unknown():
         depth_ft=4,
         fence_height_ft=None,
         required_area_sqft=480.0,
+        citation="§ 31.06(2)(A)",
+        **MINIMUMS,
     )
     assert unknown.ok is None
-    assert unknown.citation == "Deerfield 31.06(2)(A)"
+    assert unknown.citation == "§ 31.06(2)(A)"
     assert unknown.fence.reason == "fence height not declared"
     d = unknown.to_dict()
     assert d["ok"] is None

@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--contour-interval",
         type=float,
         default=2.0,
-        help="contour interval in ft (default 2; at most 5)",
+        help="contour interval in ft (default 2; at most the ordinance's maximum)",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing PDF")
 

@@ -79,11 +79,10 @@ NonNeg = Annotated[float, Field(ge=0)]
 Fraction = Annotated[float, Field(ge=0, le=1)]
 StormKey = Literal["1yr", "2yr", "5yr", "10yr", "100yr"]
 
-#: Storms of Deerfield 31.06(3)(C) reported in ``measures.peak_flow_cfs`` (DESIGN §2.4).
-PEAK_STORMS: tuple[str, ...] = ("1yr", "2yr", "10yr", "100yr")
-#: Storm of Deerfield 31.06(3)(B) for sediment basin sizing.
-BASIN_STORM = "5yr"
-#: Storm whose depth TR-55's sheet-flow equation needs (P2, eq. 3-3).
+#: Storms whose peaks report.json gives in ``measures.peak_flow_cfs`` (DESIGN §2.4); an
+#: ordinance's ``peak_storms`` parameter adds the ones its rules compare.
+REPORTED_STORMS: tuple[str, ...] = ("1yr", "2yr", "10yr", "100yr")
+#: TR-55's sheet-flow travel time uses the 2-year 24-hour rainfall (TR-55 eq. 3-3).
 SHEET_FLOW_STORM = "2yr"
 _DAYS_PER_MONTH = sl.DAYS_PER_YEAR / 12.0
 
@@ -600,6 +599,43 @@ def _tc(
         return None, f"flow path ({label}): {exc.message}"
 
 
+@dataclass(frozen=True)
+class Criteria:
+    """What a municipality's ordinance asks of runoff peaks and basins (its parameters).
+
+    A value an ordinance does not set is ``None``: the measure it drives is not computed,
+    and the report says the ordinance sets no such standard.
+    """
+
+    peak_storms: tuple[str, ...] = ()
+    basin_storm: str | None = None
+    basin_settling_rate_gpd_per_sqft: float | None = None
+    dewatering_settling_rate_gpd_per_sqft: float | None = None
+    basin_min_depth_ft: float | None = None
+    basin_min_fence_height_ft: float | None = None
+    basin_citation: str = ""
+    dewatering_citation: str = ""
+
+    @classmethod
+    def of(cls, ordinance: Any) -> Criteria:
+        """Read the criteria from an ordinance's ``[parameters]``."""
+        p = ordinance.parameters
+
+        def val(name: str) -> Any:
+            return p[name].value if name in p else None
+
+        return cls(
+            peak_storms=tuple(val("peak_storms") or ()),
+            basin_storm=val("basin_design_storm"),
+            basin_settling_rate_gpd_per_sqft=val("basin_settling_rate_gpd_per_sqft"),
+            dewatering_settling_rate_gpd_per_sqft=val("dewatering_settling_rate_gpd_per_sqft"),
+            basin_min_depth_ft=val("basin_min_depth_ft"),
+            basin_min_fence_height_ft=val("basin_min_fence_height_ft"),
+            basin_citation=ordinance.citation_of("basin_settling_rate_gpd_per_sqft"),
+            dewatering_citation=ordinance.citation_of("dewatering_settling_rate_gpd_per_sqft"),
+        )
+
+
 def evaluate(
     inputs: EngineeringInputs,
     *,
@@ -632,6 +668,9 @@ def evaluate(
     EngineeringResult
     """
     del disturbed_area_sqft  # soil loss is per acre; kept for the pipeline's signature
+    from georeview.rules import load_ordinance
+
+    crit = Criteria.of(load_ordinance(municipality))
     warnings: list[str] = []
     soil = _soil_loss(
         inputs.soil_loss, municipality, soils, slope_pct_samples, flow_length_ft_samples
@@ -662,10 +701,11 @@ def evaluate(
         )
     else:
         cn["construction"], cn_reason["construction"] = cn["post"], cn_reason["post"]
-        if cn["post"] is not None:
+        if cn["post"] is not None and crit.basin_storm:
             warnings.append(
-                "no hydrology.construction cover table: the 5-year peak for sediment basins "
-                "(Deerfield 31.06(3)(B), 'during development conditions') uses the proposed cover"
+                f"no hydrology.construction cover table: the {crit.basin_storm} peak for "
+                f"sediment basins ({crit.basin_citation}, 'during development conditions') uses "
+                "the proposed cover"
             )
     p2 = depths.get(SHEET_FLOW_STORM)
     tc: dict[str, float | None] = {}
@@ -711,49 +751,21 @@ def evaluate(
 
     peaks: dict[str, dict[str, float | None]] = {}
     reasons: dict[str, dict[str, str | None]] = {}
-    for storm in PEAK_STORMS:
+    for storm in dict.fromkeys((*REPORTED_STORMS, *crit.peak_storms)):
         peaks[storm], reasons[storm] = {}, {}
         for cond in ("pre", "post"):
             peaks[storm][cond], reasons[storm][cond] = peak(storm, cond)
     for storm, q in hyd.routed_peak_cfs.items():
         if storm in peaks:
-            # What leaves the site after the controls: what Deerfield 31.06(3)(C)1 compares.
+            # What leaves the site after the controls: what a peak-rate standard compares.
             peaks[storm]["post_routed"] = float(q)
             reasons[storm]["post_routed"] = None
     any_peak = any(v is not None for d in peaks.values() for v in d.values())
 
-    q5, q5_reason = peak(BASIN_STORM, "construction")
-    required = None if q5 is None else sd.basin_area_sqft(q5)
+    sediment_basin, required = _sediment_basin(crit, peak, inputs)
+    dewatering = _dewatering(crit, inputs)
     sed_basins = [b for b in inputs.basins if b.kind == "sediment"]
-    declared_areas = [b.area_sqft for b in sed_basins]
-    declared_total = (
-        None
-        if not sed_basins or any(a is None for a in declared_areas)
-        else float(sum(declared_areas))  # type: ignore[arg-type]
-    )
-    sed_ok = None if required is None or declared_total is None else declared_total >= required
-    sediment_basin = {
-        "citation": "Deerfield 31.06(3)(B)",
-        "storm": BASIN_STORM,
-        "inflow_cfs": q5,
-        "settling_rate_gpd_per_sqft": sd.SETTLING_RATE_GPD_PER_SQFT,
-        "required_area_sqft": required,
-        "declared_total_area_sqft": declared_total,
-        "ok": sed_ok,
-        "reason": q5_reason
-        if required is None
-        else (None if declared_total is not None else "no sediment basin area declared"),
-    }
-
-    pump = inputs.dewatering.pump_rate_gpm
-    dw_required = None if pump is None else sd.dewatering_basin_area_sqft(pump)
-    dewatering = {
-        "citation": "Deerfield 31.06(2)(A)",
-        "pump_rate_gpm": pump,
-        "settling_rate_gpd_per_sqft": sd.SETTLING_RATE_GPD_PER_SQFT,
-        "required_area_sqft": dw_required,
-        "reason": None if pump is not None else "no dewatering.pump_rate_gpm declared",
-    }
+    dw_required = dewatering["required_area_sqft"]
 
     checks: list[dict[str, Any]] = []
     for b in inputs.basins:
@@ -763,7 +775,8 @@ def evaluate(
             else:
                 req, why = (
                     None,
-                    ("31.06(3)(B) sets the total area of all sediment basins; see sediment_basin"),
+                    f"{crit.basin_citation} sets the total area of all sediment basins; "
+                    "see sediment_basin",
                 )
         else:
             req, why = dw_required, dewatering["reason"]
@@ -776,6 +789,9 @@ def evaluate(
                 fence_height_ft=b.fence_height_ft,
                 required_area_sqft=req,
                 required_area_reason=why,
+                min_depth_ft=crit.basin_min_depth_ft,
+                min_fence_height_ft=crit.basin_min_fence_height_ft,
+                citation=crit.basin_citation if b.kind == "sediment" else crit.dewatering_citation,
             ).to_dict()
         )
 
@@ -795,3 +811,60 @@ def evaluate(
         basin_checks=tuple(checks),
         warnings=tuple(warnings),
     )
+
+
+_NO_STANDARD = "the ordinance sets no such standard"
+
+
+def _sediment_basin(
+    crit: Criteria, peak: Any, inputs: EngineeringInputs
+) -> tuple[dict[str, Any], float | None]:
+    """Required sediment-basin area at the design storm's peak during development."""
+    if crit.basin_storm is None or crit.basin_settling_rate_gpd_per_sqft is None:
+        q5, q5_reason, required = None, _NO_STANDARD, None
+    else:
+        q5, q5_reason = peak(crit.basin_storm, "construction")
+        required = (
+            None
+            if q5 is None
+            else sd.basin_area_sqft(q5, crit.basin_settling_rate_gpd_per_sqft)
+        )
+    sed_basins = [b for b in inputs.basins if b.kind == "sediment"]
+    declared_areas = [b.area_sqft for b in sed_basins]
+    declared_total = (
+        None
+        if not sed_basins or any(a is None for a in declared_areas)
+        else float(sum(a for a in declared_areas if a is not None))
+    )
+    sed_ok = None if required is None or declared_total is None else declared_total >= required
+    return {
+        "citation": crit.basin_citation,
+        "storm": crit.basin_storm,
+        "inflow_cfs": q5,
+        "settling_rate_gpd_per_sqft": crit.basin_settling_rate_gpd_per_sqft,
+        "required_area_sqft": required,
+        "declared_total_area_sqft": declared_total,
+        "ok": sed_ok,
+        "reason": q5_reason
+        if required is None
+        else (None if declared_total is not None else "no sediment basin area declared"),
+    }, required
+
+
+def _dewatering(crit: Criteria, inputs: EngineeringInputs) -> dict[str, Any]:
+    """Required dewatering-basin area at the highest declared pumping rate."""
+    pump = inputs.dewatering.pump_rate_gpm
+    rate = crit.dewatering_settling_rate_gpd_per_sqft
+    if rate is None:
+        required, reason = None, _NO_STANDARD
+    elif pump is None:
+        required, reason = None, "no dewatering.pump_rate_gpm declared"
+    else:
+        required, reason = sd.dewatering_basin_area_sqft(pump, rate), None
+    return {
+        "citation": crit.dewatering_citation,
+        "pump_rate_gpm": pump,
+        "settling_rate_gpd_per_sqft": rate,
+        "required_area_sqft": required,
+        "reason": reason,
+    }

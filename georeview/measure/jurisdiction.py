@@ -17,6 +17,7 @@ centimetres at the distances involved (the error is about spacing² / (8 d)).
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,15 +30,13 @@ from georeview.units import miles_to_m, sqm_to_sqft
 
 log = logging.getLogger(__name__)
 
-#: Extraterritorial reach in miles, Wis. Stat. § 236.02(5): villages and 4th-class cities.
-ETJ_MILES_SMALL = 1.5
-#: First- to third-class cities.
-ETJ_MILES_LARGE = 3.0
 #: Shares below this fraction of the site are digitising slivers, not a straddle.
 SLIVER_SHARE = 0.001
 
 
-def etj_miles(kind: str, city_class: int | None = None) -> float:
+def etj_miles(
+    kind: str, city_class: int | None = None, *, reach_miles: Mapping[str, float]
+) -> float:
     """Return the extraterritorial reach of a municipality, miles.
 
     Parameters
@@ -46,16 +45,26 @@ def etj_miles(kind: str, city_class: int | None = None) -> float:
         ``"C"`` city, ``"V"`` village, ``"T"`` town (towns have none).
     city_class : int, optional
         Class of a city (Wis. Stat. § 62.05); ``None`` means fourth class.
+    reach_miles : mapping
+        The ordinance's ``etj_miles`` parameter: miles by ``village``, ``town`` and
+        ``city_class_1`` .. ``city_class_4``.
     """
     kind = kind.upper()
     if kind == "V":
-        return ETJ_MILES_SMALL
-    if kind == "C":
+        key = "village"
+    elif kind == "C":
         cls = 4 if city_class is None else int(city_class)
         if cls not in (1, 2, 3, 4):
             raise ConfigError(f"city class must be 1 to 4, got {city_class!r}", field="city_class")
-        return ETJ_MILES_LARGE if cls <= 3 else ETJ_MILES_SMALL
-    return 0.0
+        key = f"city_class_{cls}"
+    else:
+        key = "town"
+    if key not in reach_miles:
+        raise ConfigError(
+            f"the ordinance's etj_miles parameter gives no reach for {key!r}",
+            field="parameters.etj_miles",
+        )
+    return float(reach_miles[key])
 
 
 @dataclass(frozen=True)
@@ -182,6 +191,7 @@ def build(
     kind_field: str,
     name_field: str | None,
     city_class: dict[str, int] | None = None,
+    reach_miles: Mapping[str, float],
     village_kind: str = "V",
     village_class: int | None = None,
     spacing_m: float = 10.0,
@@ -198,6 +208,8 @@ def build(
         Other municipalities with a C/V/T kind field (working CRS).
     kind_field, name_field : str
         Field names in ``neighbours``.
+    reach_miles : mapping
+        Extraterritorial reach by kind and city class, miles (:func:`etj_miles`).
     city_class : dict, optional
         Class of named cities; absent = fourth class.
     """
@@ -205,7 +217,7 @@ def build(
         raise GeometryError("the village boundary is empty", field="boundary")
     unit_m = _crs_unit_m(neighbours)
     city_class = city_class or {}
-    reach = miles_to_m(etj_miles(village_kind, village_class)) / unit_m
+    reach = miles_to_m(etj_miles(village_kind, village_class, reach_miles=reach_miles)) / unit_m
     village = Municipality(village_name, village_kind, village_geom, reach)
     others = []
     kinds = neighbours[kind_field].astype(str).str.upper().str[:1].to_numpy()
@@ -215,7 +227,7 @@ def build(
         else np.array([str(i) for i in neighbours.index])
     )
     for name, kind, geom in zip(names, kinds, neighbours.geometry.values, strict=True):
-        r = miles_to_m(etj_miles(kind, city_class.get(name))) / unit_m
+        r = miles_to_m(etj_miles(kind, city_class.get(name), reach_miles=reach_miles)) / unit_m
         others.append(Municipality(name, kind, geom, r))
 
     zone = shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)

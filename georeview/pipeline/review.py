@@ -33,7 +33,8 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 #: Context read around a site: the 1/4-mile downstream reach plus a margin (metres).
-CONTEXT_M = 1320 * M_PER_FT + 250.0
+#: Layers are read this far beyond the downstream trace around a site, m.
+CONTEXT_MARGIN_M = 250.0
 
 
 def find_layers_dir(municipality: str, start: Path | None = None) -> Path:
@@ -201,6 +202,7 @@ def jurisdictions_for(layers: Layers) -> Jurisdictions:
         kind_field=nb.kind_field if nb else "CTV",
         name_field=nb.name_field if nb else "MCD_NAME",
         city_class=dict(nb.city_class) if nb else {},
+        reach_miles=load_ordinance(cfg.municipality).param("etj_miles"),
     )
 
 
@@ -250,8 +252,9 @@ def review(
             "site is counted."
         )
     if not sub.disturbance_declared:
-        warnings.append("No disturbance file: the whole site is taken as disturbed (DESIGN §2.2).")
-    bbox = tuple(shapely.bounds(shapely.buffer(site, CONTEXT_M)))
+        warnings.append("No disturbance file: the whole site is taken as disturbed.")
+    trace_ft = float(ordinance.param("downstream_trace_ft"))
+    bbox = tuple(shapely.bounds(shapely.buffer(site, trace_ft * M_PER_FT + CONTEXT_MARGIN_M)))
     wetlands = layers.read("wetlands", bbox=bbox)
     fp_raw = layers.read("floodplain", bbox=bbox)
     fp_spec = layers.config.floodplain
@@ -272,7 +275,7 @@ def review(
         )
     else:
         terrain, map_extra, terr_warn = measure_terrain(
-            layers, site, disturbance, crs, hydro=hydro, wetlands=wetlands
+            layers, site, disturbance, crs, hydro=hydro, wetlands=wetlands, ordinance=ordinance
         )
         warnings += terr_warn
     soils = layers.read("soils", bbox=bbox)
@@ -341,6 +344,7 @@ def measure_terrain(
     *,
     hydro: gpd.GeoDataFrame | None,
     wetlands: gpd.GeoDataFrame | None,
+    ordinance: Ordinance,
 ) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[str]]:
     """Slopes, contours and the 1/4-mile downstream trace from the municipality's DEM.
 
@@ -365,10 +369,18 @@ def measure_terrain(
     warnings: list[str] = []
     disturbed = shapely.intersection(disturbance, site)
     try:
-        steep = terrain.steep_slopes(path, units, disturbed, crs, working_crs=crs)
+        steep = terrain.steep_slopes(
+            path,
+            units,
+            disturbed,
+            crs,
+            working_crs=crs,
+            threshold_pct=float(ordinance.param("steep_slope_pct")),
+        )
         out.update(steep.to_dict())
         if steep.polygons is not None and len(steep.polygons):
-            maps["steep_slopes"] = steep.polygons.assign(slope_class="20 % or more")
+            slope_class = f"{ordinance.param('steep_slope_pct'):g} % or more"
+            maps["steep_slopes"] = steep.polygons.assign(slope_class=slope_class)
     except CoverageError as exc:
         warnings.append(f"Slopes not measured: {exc.one_line()}")
     try:
@@ -391,6 +403,7 @@ def measure_terrain(
         water_id_field=hspec.id_field if hspec else None,
         wetland_id_field=wspec.id_field if wspec else None,
         working_crs=crs,
+        length_ft=float(ordinance.param("downstream_trace_ft")),
     )
     out["downstream"] = down.to_dict()
     if down.reason:
@@ -490,8 +503,7 @@ def engineering_facts(eng: Any) -> dict[str, Any]:
         "dewatering.required_area_sqft": eng.dewatering.get("required_area_sqft"),
     }
     peaks = eng.peak_flow_cfs or {}
-    for storm in ("1yr", "2yr", "10yr", "100yr"):
-        q = peaks.get(storm) or {}
+    for storm, q in peaks.items():
         # After the controls when the applicant routed the outflow; else TR-55's post peak.
         pre = q.get("pre")
         post = q.get("post_routed", q.get("post"))

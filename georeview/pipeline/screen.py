@@ -624,9 +624,11 @@ def steep_areas(geoms: Any, ctx: ScreenContext, threshold_pct: float | None = No
     gt = np.full(n, np.nan)
     if ctx.dem_path is None or n == 0:
         return ge, gt
-    from georeview.terrain import STEEP_SLOPE_PCT, _open_dem, dem_crs_info
+    from georeview.terrain import _open_dem, dem_crs_info
 
-    threshold = STEEP_SLOPE_PCT if threshold_pct is None else threshold_pct
+    threshold = (
+        float(ctx.ordinance.param("steep_slope_pct")) if threshold_pct is None else threshold_pct
+    )
     import geopandas as gpd
 
     with _open_dem(ctx.dem_path) as src:

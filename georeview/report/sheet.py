@@ -45,7 +45,6 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "LAYOUTS",
-    "MAX_CONTOUR_INTERVAL_FT",
     "SCALES_FT_PER_INCH",
     "SITE_COLOR",
     "SheetInfo",
@@ -57,8 +56,6 @@ __all__ = [
 
 #: Engineer's scales, 1 in = N ft, most detailed first.
 SCALES_FT_PER_INCH = (20, 30, 40, 50, 60, 100)
-#: Somers 17.10(B)(4), Deerfield 31.09(1)(A)8: contour interval not to exceed five feet.
-MAX_CONTOUR_INTERVAL_FT = 5.0
 #: Site boundary colour (RGB 0-1); the tests find the boundary in the PDF by it.
 SITE_COLOR = (0.85, 0.0, 0.0)
 DISTURBANCE_COLOR = (0.95, 0.55, 0.0)
@@ -304,14 +301,16 @@ def make_sheet(
     from georeview.facts.sitemap import adjacent_distance_ft
     from georeview.pipeline.review import review
 
-    if not (0 < contour_interval_ft <= MAX_CONTOUR_INTERVAL_FT):
-        raise InputError(
-            f"the contour interval must be more than 0 and at most {MAX_CONTOUR_INTERVAL_FT:g}"
-            f" ft (Somers 17.10(B)(4), Deerfield 31.09(1)(A)8), got {contour_interval_ft:g}",
-            field="contour_interval_ft",
-        )
     out_pdf = Path(out_pdf)
     r = review(Path(submission_dir), layers_dir, with_terrain=with_terrain)
+    max_interval = float(r.ordinance.param("max_contour_interval_ft"))
+    if not (0 < contour_interval_ft <= max_interval):
+        cite = r.ordinance.citation_of("max_contour_interval_ft")
+        raise InputError(
+            f"the contour interval must be more than 0 and at most {max_interval:g}"
+            f" ft ({r.ordinance.short_name} {cite}), got {contour_interval_ft:g}",
+            field="contour_interval_ft",
+        )
     crs = r.layers.working_crs
     unit_m = float(crs.axis_info[0].unit_conversion_factor)
     ft = M_PER_FT / unit_m  # CRS units per ft
