@@ -265,6 +265,43 @@ def _crs_unit_m(gdf: gpd.GeoDataFrame) -> float:
     return float(crs.axis_info[0].unit_conversion_factor)
 
 
+#: Jurisdiction categories, in the order that wins a tie.
+CATEGORIES = ("village", "extraterritorial", "outside")
+
+
+def classify_shares(
+    village: np.ndarray, extraterritorial: np.ndarray, total: np.ndarray
+) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+    """Status, shares and straddling of many sites from their areas (one tie rule).
+
+    The status is the category holding the largest share; shares equal to 1e-9 (a site
+    split evenly along the limit, where float noise from the vertex order would decide)
+    go to the first of :data:`CATEGORIES`: the village's own rules before its
+    extraterritorial ones. A site straddles when more than one category holds at least
+    :data:`SLIVER_SHARE` of it.
+
+    Parameters
+    ----------
+    village, extraterritorial, total : ndarray
+        Areas of each site inside the village, in the extraterritorial area, and in all
+        (any one unit); ``total`` > 0.
+
+    Returns
+    -------
+    (status, shares, straddles)
+        Object array of category names, ``{category: share}``, boolean array.
+    """
+    village = np.asarray(village, dtype=float)
+    etj = np.asarray(extraterritorial, dtype=float)
+    total = np.asarray(total, dtype=float)
+    outside = np.maximum(total - village - etj, 0.0)
+    stack = np.column_stack([village, etj, outside]) / total[:, None]
+    status = np.array(CATEGORIES, dtype=object)[np.argmax(np.round(stack, 9), axis=1)]
+    straddles = (stack >= SLIVER_SHARE).sum(axis=1) > 1
+    shares = {c: stack[:, k] for k, c in enumerate(CATEGORIES)}
+    return status, shares, straddles
+
+
 def locate(site: shapely.Geometry, j: Jurisdictions, *, unit_m: float = 1.0) -> JurisdictionResult:
     """Place a site: its area in the village, the extraterritorial area and outside.
 
@@ -279,12 +316,10 @@ def locate(site: shapely.Geometry, j: Jurisdictions, *, unit_m: float = 1.0) -> 
     village = shapely.area(shapely.intersection(site, j.village.geometry))
     etj = shapely.area(shapely.intersection(site, j.extraterritorial))
     outside = max(total - village - etj, 0.0)
-    areas = {"village": village, "extraterritorial": etj, "outside": outside}
-    # Largest share wins; shares equal to 1e-9 (a site split evenly along the limit,
-    # where float noise from the vertex order would decide) go to the first in this
-    # order: the village's own rules before its extraterritorial ones.
-    status = max(areas, key=lambda k: (round(areas[k] / total, 9), -list(areas).index(k)))
-    straddles = sum(a / total >= SLIVER_SHARE for a in areas.values()) > 1
+    status_a, _, straddles_a = classify_shares(
+        np.array([village]), np.array([etj]), np.array([total])
+    )
+    status, straddles = str(status_a[0]), bool(straddles_a[0])
     munis: dict[str, float] = {}
     if village > 0:
         munis[j.village.name] = village / total

@@ -50,6 +50,7 @@ from georeview.errors import (
     OutputError,
 )
 from georeview.facts.build import activity_columns, facts_frame
+from georeview.measure.jurisdiction import CATEGORIES, classify_shares
 from georeview.rules import FrameJudgement, Ordinance, judge_frame
 from georeview.units import acres_to_sqft, sqft_to_acres
 
@@ -64,8 +65,6 @@ MAX_PIECE_VERTICES = 256
 #: Largest DEM window read at once for one group of parcels, cells (lowered, never
 #: raised, by ``GEOREVIEW_MAX_RASTER_CELLS``); larger groups are split in two.
 MAX_DEM_CELLS = 50_000_000
-#: Shares below this fraction of a parcel are digitising slivers (as jurisdiction.locate).
-SLIVER_SHARE = 0.001
 
 #: Wisconsin statewide parcel schema (V6+, State Cartographer's Office): role -> field.
 WISCONSIN_COLUMNS: dict[str, str] = {
@@ -840,12 +839,11 @@ def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
     total = shapely.area(g)
     village = overlap_areas(g, ctx.village)
     etj = overlap_areas(g, ctx.extraterritorial)
-    outside = np.maximum(total - village - etj, 0.0)
-    stack = np.vstack([village, etj, outside]).T if k else np.zeros((0, 3))
-    labels = np.array(["village", "extraterritorial", "outside"], dtype=object)
-    where = labels[np.argmax(stack, axis=1)] if k else np.empty(0, dtype=object)
-    shares_ok = stack / total[:, None] if k else stack
-    straddles = (shares_ok >= SLIVER_SHARE).sum(axis=1) > 1
+    where, shares, straddles = (
+        classify_shares(village, etj, total)
+        if k
+        else (np.empty(0, dtype=object), {c: np.empty(0) for c in CATEGORIES}, np.empty(0, bool))
+    )
     lab, _ = largest_label(g, ctx.muni_pieces, ctx.muni_labels, len(ctx.muni_names))
     names = np.array([*ctx.muni_names, ""], dtype=object)
     resources = {
@@ -856,7 +854,6 @@ def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
     steep = steep_areas(g, ctx)
     sub = frame.iloc[np.flatnonzero(ok)] if k < n else frame
     kinds = parcel_kinds(sub, ctx.columns, ctx.assumption.activity.kinds or ())
-    shares = {s: shares_ok[:, c] for c, s in enumerate(labels)}
     facts, disturbed = _facts_frame(ctx, total * unit2, shares, where, resources, steep, kinds)
     ordinance = ctx.ordinance
     j = judge_frame(ordinance, facts)
