@@ -43,6 +43,8 @@ from rasterio.transform import from_origin
 from scipy import ndimage
 from shapely.geometry import LineString, Point, box
 
+from georeview.ordinances import municipalities
+
 log = logging.getLogger(__name__)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -898,8 +900,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": PINNED_DATE})
-    make_deerfield(args.data, args.out / "deerfield")
-    make_somers(args.data, args.out / "somers")
+    makers = {"deerfield": make_deerfield, "somers": make_somers}
+    # every shipped municipality (its ordinance folder) needs a recipe here
+    for muni in municipalities():
+        if muni not in makers:
+            raise SystemExit(f"no layers recipe for municipality {muni!r}: add one to {__file__}")
+        makers[muni](args.data, args.out / muni)
     for cache in args.out.glob("*/*.aux.xml"):
         cache.unlink()
     shutil.rmtree(args.out / "__pycache__", ignore_errors=True)

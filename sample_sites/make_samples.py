@@ -32,6 +32,7 @@ from shapely import affinity
 from shapely.geometry import Point, Polygon, box
 
 from georeview.config import SITE_MAP_FEATURES
+from georeview.ordinances import municipalities
 
 log = logging.getLogger(__name__)
 
@@ -1378,7 +1379,11 @@ def main(argv: list[str] | None = None) -> None:
     pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": PINNED_DATE})
     samples: list[Sample] = []
     facts: dict[str, dict[str, Any]] = {}
-    for muni, make in (("deerfield", deerfield_samples), ("somers", somers_samples)):
+    makers = {"deerfield": deerfield_samples, "somers": somers_samples}
+    for muni in municipalities():
+        if muni not in makers:
+            raise SystemExit(f"no sample recipe for municipality {muni!r}: add one to {__file__}")
+        make = makers[muni]
         lay = load_layers(muni)
         for s in make(lay):
             facts[s.name] = check(s, lay)

@@ -128,3 +128,11 @@ def cambridge_layers(folder: Path, *, resources: bool = True) -> Path:
         )
     (folder / "layers.toml").write_text(text)
     return folder
+
+
+def shipped_municipalities() -> list[str]:
+    """The municipalities shipped in the package (their ordinance folders), sorted."""
+    from georeview.ordinances import MAIN_FILE, search_path
+
+    shipped = search_path({})[-1]
+    return sorted(p.name for p in shipped.iterdir() if (p / MAIN_FILE).is_file())

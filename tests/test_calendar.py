@@ -28,6 +28,7 @@ from georeview.calendar import (
     next_secular_day,
 )
 from georeview.errors import ConfigError, InputError
+from tests._build import shipped_municipalities
 
 D = dt.date
 
@@ -45,7 +46,7 @@ def test_first_day_excluded():
 
 
 # --- Labor Day --------------------------------------------------------------------------------
-@pytest.mark.parametrize("municipality", ["somers", "deerfield"])
+@pytest.mark.parametrize("municipality", shipped_municipalities())
 def test_labor_day_week(municipality):
     # Fri 2025-08-29 + 3: Sat 30, Sun 31 weekend; Mon Sep 1 Labor Day (1st Monday in September,
     # § 995.20) skipped; Tue 2 = 1, Wed 3 = 2, Thu 4 = 3.
@@ -92,7 +93,7 @@ def test_new_year_across_year_boundary():
     assert add_business_days(D(2025, 12, 22), 10, "somers") == D(2026, 1, 8)
 
 
-@pytest.mark.parametrize("municipality", ["somers", "deerfield"])
+@pytest.mark.parametrize("municipality", shipped_municipalities())
 def test_new_year_on_saturday_observed_previous_year(municipality):
     # 2022-01-01 was a Saturday: observed (office closed) Fri 2021-12-31 under the villages'
     # assumed Saturday-to-Friday practice. Thu 2021-12-30 + 1: Fri 31 closed, Mon 2022-01-03 = 1.
@@ -101,7 +102,7 @@ def test_new_year_on_saturday_observed_previous_year(municipality):
 
 
 # --- A Saturday July 4 ------------------------------------------------------------------------
-@pytest.mark.parametrize("municipality", ["somers", "deerfield"])
+@pytest.mark.parametrize("municipality", shipped_municipalities())
 def test_saturday_july_4_observed_friday(municipality):
     # 2026-07-04 is a Saturday; the village office is closed Fri 2026-07-03 (assumed practice).
     # Thu 2026-07-02 + 1: Fri 3 closed, Sat 4, Sun 5, Mon 6 = 1.

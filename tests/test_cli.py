@@ -10,6 +10,7 @@ import pytest
 from georeview import __version__
 from georeview.cli import main
 from georeview.rules import load_ordinance
+from tests._build import shipped_municipalities
 
 
 def test_version(capsys):
@@ -19,7 +20,7 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"georeview {__version__}"
 
 
-@pytest.mark.parametrize("municipality", ["deerfield", "somers"])
+@pytest.mark.parametrize("municipality", shipped_municipalities())
 def test_rules_lists_every_rule_with_its_citation(municipality, capsys):
     assert main(["rules", municipality]) == 0
     out = capsys.readouterr().out

@@ -18,11 +18,12 @@ import rasterio
 from shapely.geometry import box
 
 from georeview.config import load_layers_config, load_submission_config
+from tests._build import shipped_municipalities
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ROOT / "layers"
 SAMPLES = ROOT / "sample_sites"
-MUNIS = ("deerfield", "somers")
+MUNIS = tuple(shipped_municipalities())
 WORKING_CRS = "EPSG:3071"
 QUARTER_MILE_M = 402.336  # 1/4 mile of 1,609.344 m (international mile)
 DEM_MARGIN_M = QUARTER_MILE_M + 200.0

@@ -32,6 +32,7 @@ from georeview.measure.jurisdiction import build, locate
 from georeview.rules import judge, load_ordinance
 from georeview.terrain import slope_pct
 from georeview.units import SQFT_PER_ACRE
+from tests._build import shipped_municipalities
 
 FAST = settings(max_examples=50, deadline=None)
 
@@ -111,7 +112,7 @@ def test_slope_of_a_plane_is_exact(grade, aspect, xres, yres, base, rows, cols):
 
 # --------------------------------------------------------------------------- classification
 
-ORDINANCES = {m: load_ordinance(m) for m in ("deerfield", "somers")}
+ORDINANCES = {m: load_ordinance(m) for m in shipped_municipalities()}
 KINDS = ("building", "road", "utility", "subdivision", "grading", "maintenance", "demolition")
 RANK = {None: 0, "minor": 1, "major": 2}
 

@@ -110,7 +110,7 @@ SITE_MAP_FEATURES = (
 SiteMapFeature = Literal[SITE_MAP_FEATURES]  # type: ignore[valid-type]
 
 
-class _Strict(BaseModel):
+class StrictModel(BaseModel):
     """Base for every schema: unknown keys refused, values frozen, no type coercion.
 
     Strict mode refuses ``"4000"`` for a number and ``"yes"`` or ``1`` for a boolean,
@@ -120,7 +120,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-class Activity(_Strict):
+class Activity(StrictModel):
     """What the applicant will do (DESIGN §2.2 ``[activity]``)."""
 
     fill_cubic_yards: Cubic | None = None
@@ -156,7 +156,7 @@ class Activity(_Strict):
         return self
 
 
-class SiteMap(_Strict):
+class SiteMap(StrictModel):
     """What the applicant's site map is and shows (DESIGN §2.2 ``[site_map]``)."""
 
     scale_ft_per_inch: Annotated[float, Field(gt=0, le=MAX_SCALE_FT_PER_INCH)] | None = None
@@ -172,7 +172,7 @@ class SiteMap(_Strict):
     grid_layer: str | None = None
 
 
-class Submission(_Strict):
+class Submission(StrictModel):
     """The whole ``submission.toml``."""
 
     municipality: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
@@ -195,7 +195,7 @@ class Submission(_Strict):
     dewatering: dict[str, Any] = Field(default_factory=dict)
 
 
-class LayerSpec(_Strict):
+class LayerSpec(StrictModel):
     """One reference layer in ``layers.toml``: a file and what its fields mean."""
 
     path: str
@@ -239,7 +239,7 @@ class SoilsSpec(LayerSpec):
     kfactor_field: str = "kffact"
 
 
-class LayersConfig(_Strict):
+class LayersConfig(StrictModel):
     """The whole ``layers.toml`` of one municipality (DESIGN §2.3)."""
 
     municipality: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]

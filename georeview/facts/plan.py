@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, StringConstraints, ValidationError
 
-from georeview.config import NonNeg, NonNegInt, _Strict, validation_message
+from georeview.config import NonNeg, NonNegInt, StrictModel, validation_message
 from georeview.errors import ConfigError
 from georeview.load import submission_file
 
@@ -90,7 +90,7 @@ __all__ = [
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 
-class NotApplicable(_Strict):
+class NotApplicable(StrictModel):
     """An item the ordinance asks for "when appropriate", declared not appropriate."""
 
     #: Why the item does not apply to this site (quoted in the finding).
@@ -101,7 +101,7 @@ class NotApplicable(_Strict):
 Item = Annotated[Text | NotApplicable, Field(union_mode="left_to_right")]
 
 
-class Consultant(_Strict):
+class Consultant(StrictModel):
     """Somers § 17.10(B)(3)(a): the consulting firm and the principal contact there."""
 
     firm: Text | None = None
@@ -109,7 +109,7 @@ class Consultant(_Strict):
     contact: Text | None = None
 
 
-class Sequence(_Strict):
+class Sequence(StrictModel):
     """Somers § 17.10(B)(3)(c): sequence of major land disturbing activities.
 
     The first four are the phases the ordinance names; the last five are what
@@ -148,7 +148,7 @@ SEQUENCE_DATES = (
 )
 
 
-class Bmps(_Strict):
+class Bmps(StrictModel):
     """Somers § 17.10(B)(5)(a)-(l): control BMPs, each a description or not_applicable."""
 
     stabilization: Item | None = None  # (a) interim and permanent stabilization, schedule
@@ -206,7 +206,7 @@ DOCUMENT_ITEMS = (
 DocumentItem = Annotated[str, Field(pattern="^(" + "|".join(DOCUMENT_ITEMS) + ")$")]
 
 
-class Plan(_Strict):
+class Plan(StrictModel):
     """The ``[plan]`` table of submission.toml: what the erosion control plan contains."""
 
     # Somers 17.10(B)(3)(a); start and end dates are [activity] start_date / end_date.

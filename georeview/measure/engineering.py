@@ -68,7 +68,7 @@ from pydantic import Field, model_validator
 from georeview import hydrology as hy
 from georeview import sediment as sd
 from georeview import soil_loss as sl
-from georeview.config import _Strict, parse_model
+from georeview.config import StrictModel, parse_model
 from georeview.errors import InputError
 from georeview.units import SQFT_PER_ACRE, sqft_to_sqmi
 
@@ -90,7 +90,7 @@ _DAYS_PER_MONTH = sl.DAYS_PER_YEAR / 12.0
 # --------------------------------------------------------------------------------------------
 # Submission schema
 # --------------------------------------------------------------------------------------------
-class PhaseSpec(_Strict):
+class PhaseSpec(StrictModel):
     """One construction phase of ``[soil_loss] phases``."""
 
     cover: str | None = None
@@ -131,14 +131,14 @@ class PhaseSpec(_Strict):
         return float((self.end - self.start).days)
 
 
-class SlopeSegment(_Strict):
+class SlopeSegment(StrictModel):
     """One segment of a declared slope profile, top down."""
 
     length_ft: Positive
     slope_pct: NonNeg
 
 
-class SoilLossSpec(_Strict):
+class SoilLossSpec(StrictModel):
     """``[soil_loss]``."""
 
     phases: Annotated[tuple[PhaseSpec, ...], Field(strict=False)] = ()
@@ -158,7 +158,7 @@ class SoilLossSpec(_Strict):
         return self
 
 
-class CoverPart(_Strict):
+class CoverPart(StrictModel):
     """One row of a cover table: a TR-55 cover on a soil group over an area."""
 
     cover: str
@@ -181,7 +181,7 @@ class CoverPart(_Strict):
         return self
 
 
-class FlowSegmentSpec(_Strict):
+class FlowSegmentSpec(StrictModel):
     """One segment of a declared flow path (TR-55 chapter 3)."""
 
     kind: Literal["sheet", "shallow", "channel"]
@@ -224,7 +224,7 @@ class FlowSegmentSpec(_Strict):
         )
 
 
-class HydrologySpec(_Strict):
+class HydrologySpec(StrictModel):
     """``[hydrology]``."""
 
     existing: Annotated[tuple[CoverPart, ...], Field(strict=False)] = ()
@@ -255,7 +255,7 @@ class HydrologySpec(_Strict):
         return self
 
 
-class BasinSpec(_Strict):
+class BasinSpec(StrictModel):
     """One ``[[basins]]`` entry."""
 
     id: str
@@ -265,13 +265,13 @@ class BasinSpec(_Strict):
     fence_height_ft: NonNeg | None = None
 
 
-class DewateringSpec(_Strict):
+class DewateringSpec(StrictModel):
     """``[dewatering]``."""
 
     pump_rate_gpm: NonNeg | None = None
 
 
-class EngineeringInputs(_Strict):
+class EngineeringInputs(StrictModel):
     """The engineering sections of ``submission.toml``."""
 
     soil_loss: SoilLossSpec = SoilLossSpec()

@@ -76,7 +76,7 @@ def write_atomic(path: Path, text: str | bytes) -> Path:
     return path
 
 
-def _env() -> Any:
+def template_env() -> Any:
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     env = Environment(
@@ -132,7 +132,7 @@ def render_html(
         return f"{_num(value, digits)} {units or ''}".strip()
 
     grouped = {s: [f for f in report["findings"] if f["status"] == s] for s in STATUS_ORDER}
-    env = _env()
+    env = template_env()
     env.filters["qty"] = qty
     return env.get_template("report.html").render(
         r=report,

@@ -173,10 +173,10 @@ def index_data(
 
 def render_index(data: dict[str, Any], *, title: str) -> str:
     """Render index.html from :func:`index_data` output (self-contained, no network)."""
-    from georeview.report import _env
+    from georeview.report import template_env
 
     return (
-        _env()
+        template_env()
         .get_template("index.html")
         .render(title=title, assets=asset_tags(), data=safe_json(data), counts=data["counts"])
     )

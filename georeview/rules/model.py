@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from georeview.config import _Strict
+from georeview.config import StrictModel
 from georeview.errors import ConfigError
 
 __all__ = [
@@ -31,7 +31,7 @@ DETERMINATION_KINDS = ("reach", "exemption", "trigger", "classify")
 Op = Literal[">=", ">", "<=", "<", "==", "!="]
 
 
-class Condition(_Strict):
+class Condition(StrictModel):
     """A test on facts: ``{fact, op, value}`` or a combination with all/any/not.
 
     ``param`` instead of ``value`` takes the value from the ordinance's
@@ -69,7 +69,7 @@ class Condition(_Strict):
         return out
 
 
-class Rule(_Strict):
+class Rule(StrictModel):
     """One rule instance of an ordinance file."""
 
     id: str
@@ -114,7 +114,7 @@ class Rule(_Strict):
         return self.measure or self.fact
 
 
-class Reach(_Strict):
+class Reach(StrictModel):
     """How far the ordinance reaches by jurisdiction status."""
 
     village: Literal["all", "subdivision", "none"] = "all"
@@ -124,7 +124,7 @@ class Reach(_Strict):
     citation_extraterritorial: str = ""
 
 
-class Parameter(_Strict):
+class Parameter(StrictModel):
     """A value a rule or a measure uses, with the citation it comes from."""
 
     value: Any
@@ -133,7 +133,7 @@ class Parameter(_Strict):
     note: str = ""
 
 
-class Ordinance(_Strict):
+class Ordinance(StrictModel):
     """A municipality's whole ordinance: ``ordinance.toml`` plus its rule files."""
 
     municipality: str
@@ -175,7 +175,7 @@ class Ordinance(_Strict):
         return next((r for r in self.rules if r.id == rule_id), None)
 
 
-class RulePart(_Strict):
+class RulePart(StrictModel):
     """A further rule file of a municipality (plan content, site map, engineering)."""
 
     municipality: str
