@@ -77,6 +77,7 @@ def write_atomic(path: Path, text: str | bytes) -> Path:
 
 
 def template_env() -> Any:
+    """The Jinja environment of the package templates (autoescaped)."""
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     env = Environment(
