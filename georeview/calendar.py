@@ -24,8 +24,6 @@ from georeview.errors import ConfigError, InputError
 __all__ = [
     "Deadline",
     "add_business_days",
-    "starts_after_decision",
-    "subtract_business_days",
     "add_calendar_days",
     "closures",
     "deadlines",
@@ -33,6 +31,8 @@ __all__ = [
     "is_secular_day",
     "legal_holidays",
     "next_secular_day",
+    "starts_after_decision",
+    "subtract_business_days",
 ]
 
 logger = logging.getLogger(__name__)

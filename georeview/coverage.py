@@ -254,11 +254,10 @@ def check(municipality: str) -> list[str]:
     known = set(text_ids)
     rule_ids = {r.id for r in ordinance.rules} | {f"{municipality}.reach"}
     deadline_ids, money_ids = _data_ids(municipality)
-    problems: list[str] = []
     mapped = Counter(p.id for p in cov.paragraph)
-    for pid in text_ids:
-        if pid not in mapped:
-            problems.append(f"{pid}: paragraph of the text not in the map")
+    problems = [
+        f"{pid}: paragraph of the text not in the map" for pid in text_ids if pid not in mapped
+    ]
     for pid, n in mapped.items():
         if pid not in known:
             problems.append(f"{pid}: mapped but not a paragraph of the text")

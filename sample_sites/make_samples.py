@@ -1064,8 +1064,11 @@ def somers_samples(lay: Layers) -> list[Sample]:
             "Regulated, one acre or more: 17.08 and a full plan (17.10(B)); the site map at "
             "1 in = 50 ft with 2-ft contours and a grid shows every feature, so the site-map "
             "findings 17.10(B)(4)(a)-(j) pass; every plan item of 17.10(B)(3), (5) and (6) is "
-            "given and the USLE soil loss is under 5 t/ac/yr (17.08(C)(2)(a), 17.10(B)(3)(e)): "
-            "no compliance finding fails or needs information.",
+            "given, so are the practices of 17.08(C)(1), (3), (4) and the design standards "
+            "(17.06); the controls go in before clearing and no stage pause exceeds 14 days "
+            "(17.08(D)(1), (4)); the May 5 start follows the Administrator's April 21 decision "
+            "deadline (17.09(A), (C)(1)); the USLE soil loss is under 5 t/ac/yr "
+            "(17.08(C)(2)(a), 17.10(B)(3)(e)): no compliance finding fails or needs information.",
             fmt="shp",
             tables={
                 "plan": somers_plan(
@@ -1354,9 +1357,18 @@ floodplain, stream, soil, road and DEM layers are synthetic or approximate (laye
 Every fact in `[activity]` and `[site_map]` is stated (0 or false where it does not apply).
 Regulated sites also carry a `[plan]` table (a full Somers 17.10(B) plan, the Deerfield
 31.09(1)(C)-(D) items, or a minor-site statement), so plan items are not `needs_info` either,
-except where a sample is meant to show a gap (below). For Somers, category `major` means one
-acre or more (performance standards 17.08, full plan 17.10(B)) and `minor` under one acre
-(17.07, plan statement 17.10(A)).
+except where a sample is meant to show a gap (below). Every regulated sample's plan also shows
+the practices of the performance standards (Somers 17.07(B)-(D) under one acre, 17.08(C)(1),
+(C)(3), (C)(4), (D) from one acre) and of Deerfield's minimum standards (31.06(2)(B)-(G),
+31.06(3)(A)) in `[plan.bmps]` with the sheet that shows each (`dewatering`, `diversion` and
+`channel_barriers` are `{ not_applicable = "..." }` where the site has none), the design
+standards (`design_standards`, Somers 17.06, Deerfield 31.04), the date the controls go in
+(`plan.sequence.controls_install_date`, May 1, before the May 5 start) and the dated
+`stages` (no pause over 14 days, 17.07(D)(4), 17.08(D)(4)). The application date, March 31,
+leaves every review deadline before the May 5 start (Somers 17.09(A), Deerfield 31.08(1)). Every
+Deerfield sample states `channel_originates_in_disturbed_area = false` (31.06(3)(B)). For
+Somers, category `major` means one acre or more (performance standards 17.08, full plan
+17.10(B)) and `minor` under one acre (17.07, plan statement 17.10(A)).
 
 Engineering inputs, and what they are:
 

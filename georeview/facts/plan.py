@@ -20,6 +20,15 @@ Meaning of a fact
 * ``False`` when the table is there but the item is not: a plan that is described
   and lacks the item is incomplete (the finding fails with the citation).
 
+The same ``[plan.bmps]`` table carries the practices the performance standards (Somers
+§ 17.07, § 17.08) and minimum standards (Deerfield § 31.06(2)-(3)) require on the site
+(``sediment_to_waters``, ``dewatering``, ``stockpiles``, ``building_materials``,
+``wash_water``, ``vegetation_preservation``, ``topsoil_compaction``, ``spill_response``,
+``treatment_before_waters``, ``bmp_removal``, ``tracking_pad``, ``street_cleaning``,
+``perimeter_barriers``, ``channel_barriers``): each the sheet or page that shows it, or
+``{ not_applicable = "reason" }``. :func:`schedule_facts` computes from the dated schedule
+whether the controls precede clearing and the longest pause between ``plan.stages``.
+
 Deerfield § 31.09(1)(D) ("such other information as the Village Engineer deems
 necessary") is discretionary: it is ``True`` when control-sizing calculations are
 given and ``None`` (needs_info, never fail) otherwise.
@@ -47,9 +56,19 @@ Example
     [plan.sequence]
     stripping_clearing = "..."
     ...
+    design_standards = "WDNR Technical Standards 1056, 1057, 1060"
+    stages = [
+      { name = "Clearing and grading", start_date = 2025-05-05, end_date = 2025-05-30 },
+      { name = "Building", start_date = 2025-06-02, end_date = 2025-09-30 },
+    ]
+    [plan.sequence]
+    controls_install_date = 2025-05-01
+    ...
     [plan.bmps]
     stabilization = "Seed and mulch within 7 days ..."
     inlet_protection = { not_applicable = "no downslope inlets" }
+    tracking_pad = "Sheet C-3: graveled pad 50 x 20 ft"
+    spill_response = "Sheet C-6 note 4"
     [plan.documents]
     control_calculations = "calcs/sizing.pdf"
 """
@@ -344,7 +363,17 @@ def _line_error(err: Any) -> Any:
 
 #: Location parts pydantic adds for union members and dict keys (not submission keys).
 _UNION_TAGS = frozenset(
-    {"Consultant", "NotApplicable", "Sequence", "Bmps", "Stage", "constrained-str", "str", "bool", "[key]"}
+    {
+        "Consultant",
+        "NotApplicable",
+        "Sequence",
+        "Bmps",
+        "Stage",
+        "constrained-str",
+        "str",
+        "bool",
+        "[key]",
+    }
 )
 
 
