@@ -230,13 +230,15 @@ def cited_paragraphs(citation: str, chapter: str) -> list[str]:
     return out
 
 
-def _data_ids(municipality: str) -> tuple[set[str], set[str]]:
+#: A bare section number in a data citation ("Somers 17.09(B), 17.11"), not after "§ ".
+_BARE = re.compile(r"(?<!§ )(?<![\d.])(\d+\.\d+)(?=[\s(,]|$)")
+
+
+def _data_entries(municipality: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The municipality's deadlines (calendar.toml) and money items (money.toml)."""
     cal = package_data("calendar.toml")["municipalities"].get(municipality, {})
     money = package_data("money.toml").get(municipality, {})
-    return (
-        {d["id"] for d in cal.get("deadlines", [])},
-        {i["id"] for i in money.get("items", [])},
-    )
+    return list(cal.get("deadlines", [])), list(money.get("items", []))
 
 
 def check(municipality: str) -> list[str]:
@@ -244,7 +246,7 @@ def check(municipality: str) -> list[str]:
 
     Checks: each paragraph of the text is mapped exactly once; each mapped paragraph exists;
     an entry has rules with ``check``, or a ``reason``; each mapped rule, deadline and money
-    id exists; each rule's citation names paragraphs that exist.
+    id exists; each citation of a rule, a deadline or a money item names paragraphs that exist.
     """
     from georeview.rules import load_ordinance
 
@@ -253,7 +255,9 @@ def check(municipality: str) -> list[str]:
     text_ids = [p.id for p in paragraphs(municipality)]
     known = set(text_ids)
     rule_ids = {r.id for r in ordinance.rules} | {f"{municipality}.reach"}
-    deadline_ids, money_ids = _data_ids(municipality)
+    deadline_items, money_items = _data_entries(municipality)
+    deadline_ids = {d["id"] for d in deadline_items}
+    money_ids = {i["id"] for i in money_items}
     mapped = Counter(p.id for p in cov.paragraph)
     problems = [
         f"{pid}: paragraph of the text not in the map" for pid in text_ids if pid not in mapped
@@ -279,10 +283,18 @@ def check(municipality: str) -> list[str]:
     cites = [(r.id, r.citation) for r in ordinance.rules]
     cites.append((f"{municipality}.reach", ordinance.reach.citation_village))
     cites.append((f"{municipality}.reach", ordinance.reach.citation_extraterritorial))
+    # Deadlines and money items cite as "Somers 17.09(E)(1)": the same check, once each
+    # bare section number reads as a citation.
+    cites += [
+        (f"{what} {d['id']}", _BARE.sub(r"§ \1", d["citation"]))
+        for what, items in (("deadline", deadline_items), ("money item", money_items))
+        for d in items
+    ]
     for rid, citation in cites:
+        label = rid if " " in rid else f"rule {rid}"
         for pid in cited_paragraphs(citation, chapter):
             if pid not in known:
-                problems.append(f"rule {rid} cites {pid}, not a paragraph of the text")
+                problems.append(f"{label} cites {pid}, not a paragraph of the text")
     return problems
 
 
@@ -306,7 +318,8 @@ def report_lines(municipality: str) -> list[str]:
         refs = ", ".join([*p.rules, *(f"deadline:{d}" for d in p.deadlines)])
         refs = ", ".join(filter(None, [refs, *(f"money:{m}" for m in p.money)]))
         extra = f" ({p.reason})" if p.check == "partly" and p.reason else ""
-        lines.append(f"{p.id:<22} {status + extra:<32} {refs or p.note}")
+        said = " - ".join(filter(None, [refs, p.note]))
+        lines.append(f"{p.id:<22} {status + extra:<32} {said}".rstrip())
     c = counts(municipality)
     lines.append("")
     lines.append(

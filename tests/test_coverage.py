@@ -106,6 +106,18 @@ def test_rule_citing_a_paragraph_that_does_not_exist_fails(monkeypatch):
     ]
 
 
+def test_deadline_citing_a_paragraph_that_does_not_exist_fails(monkeypatch):
+    deadlines_, money_ = coverage._data_entries("somers")
+    bad = [
+        {**d, "citation": "Somers 17.09(E)(9)"} if d["id"] == "notify_commencement" else d
+        for d in deadlines_
+    ]
+    monkeypatch.setattr(coverage, "_data_entries", lambda m: (bad, money_))
+    assert check("somers") == [
+        "deadline notify_commencement cites 17.09(E)(9), not a paragraph of the text"
+    ]
+
+
 def test_citations_are_expanded():
     assert cited_paragraphs("§ 17.09(C)(1), (4)", "17") == ["17.09(C)(1)", "17.09(C)(4)"]
     assert cited_paragraphs("§ 17.10(B)(1)-(2)", "17") == ["17.10(B)(1)", "17.10(B)(2)"]

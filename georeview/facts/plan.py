@@ -289,7 +289,8 @@ class Plan(_Strict):
     bmp_summary: Text | None = None
     #: 17.10(B)(6): velocity dissipation at discharge locations and outfall channels.
     velocity_dissipation: Item | None = None
-    #: 31.09(1)(C)4: maintenance of control measures during and after disturbance.
+    #: 31.09(1)(C)4: maintenance of control measures during and after disturbance
+    #: (also Somers 17.07(D)(2), 17.08(D)(2): maintained until final stabilization).
     maintenance: Text | None = None
     #: 31.09(1)(D): support calculations for sizing control measures.
     control_calculations: Text | None = None
