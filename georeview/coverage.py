@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from georeview.config import _Strict, package_data, parse_model, read_toml
+from georeview.config import _Strict, parse_model, read_toml
 from georeview.errors import ConfigError
 
 __all__ = [
@@ -235,10 +235,23 @@ _BARE = re.compile(r"(?<!§ )(?<![\d.])(\d+\.\d+)(?=[\s(,]|$)")
 
 
 def _data_entries(municipality: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The municipality's deadlines (calendar.toml) and money items (money.toml)."""
-    cal = package_data("calendar.toml")["municipalities"].get(municipality, {})
-    money = package_data("money.toml").get(municipality, {})
-    return list(cal.get("deadlines", [])), list(money.get("items", []))
+    """Id and citation of every deadline and money item of the municipality, any category.
+
+    Read through :func:`georeview.calendar.deadlines` and :func:`georeview.procedure.fees.money`
+    (which list every category's entries when the category is None), wherever their data lives.
+    """
+    import datetime as dt
+
+    from georeview.calendar import deadlines
+    from georeview.procedure.fees import money
+
+    # Any date serves: only the ids and citations are read, not the dates.
+    listed = deadlines(municipality, application_date=dt.date(2000, 1, 3), category=None)
+    items = money(municipality, category=None).items
+    return (
+        [{"id": d.id, "citation": d.citation} for d in listed],
+        [{"id": i.id, "citation": i.citation} for i in items],
+    )
 
 
 def check(municipality: str) -> list[str]:

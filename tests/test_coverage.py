@@ -18,9 +18,9 @@ from georeview import coverage
 from georeview.calendar import deadlines, subtract_business_days
 from georeview.cli import main
 from georeview.coverage import TextSpec, check, cited_paragraphs, counts, parse_text
-from georeview.fees import money
+from georeview.facts.plan import BMP_ITEMS, plan_facts
 from georeview.load import load_submission
-from georeview.plan import BMP_ITEMS, plan_facts
+from georeview.procedure.fees import money
 from georeview.rules import judge, load_ordinance
 from tests._build import box_ft, write_submission
 from tests.test_sitemap import base_facts
@@ -382,7 +382,7 @@ def _sample(tmp_path: Path, name: str, edits: dict[str, str]) -> Path:
 
 
 def _review(folder: Path, *, terrain: bool = False) -> dict:
-    from georeview.review import review
+    from georeview.pipeline.review import review
 
     r = review(folder, SAMPLES.parent / "layers" / folder.name.split("_")[0], with_terrain=terrain)
     return {f.rule_id: f for f in r.judgement.findings}
