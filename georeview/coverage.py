@@ -28,7 +28,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
@@ -131,22 +131,24 @@ class TextParagraph:
     line: int
 
 
-def _resource(municipality: str, name: str) -> Any:
-    return resources.files("georeview.ordinances").joinpath(municipality, name)
+def _file(municipality: str, name: str) -> Path:
+    """A file of the municipality's folder (:func:`georeview.ordinances.folder`)."""
+    from georeview.ordinances import folder
+
+    return folder(municipality) / name
 
 
 @cache
 def load_coverage(municipality: str) -> Coverage:
-    """Read and validate ``georeview/ordinances/<municipality>/coverage.toml``."""
-    res = _resource(municipality, "coverage.toml")
-    if not res.is_file():
+    """Read and validate ``<folder of municipality>/coverage.toml``."""
+    path = _file(municipality, "coverage.toml")
+    if not path.is_file():
         raise ConfigError(
-            f"no coverage map for municipality {municipality!r}", field="municipality"
+            f"no coverage map for municipality {municipality!r}", path=path, field="municipality"
         )
-    with resources.as_file(res) as path:
-        cov: Coverage = parse_model(Coverage, read_toml(path), path)
+    cov: Coverage = parse_model(Coverage, read_toml(path), path)
     if cov.municipality != municipality:
-        raise ConfigError(f"map is for {cov.municipality!r}", field="municipality")
+        raise ConfigError(f"map is for {cov.municipality!r}", path=path, field="municipality")
     return cov
 
 
@@ -157,7 +159,7 @@ def paragraphs(municipality: str) -> tuple[TextParagraph, ...]:
     subdivision's id is its parent's id plus its label (``17.08(C)`` + ``(3)`` + ``(d)``).
     """
     spec = load_coverage(municipality).text
-    lines = _resource(municipality, spec.file).read_text(encoding="utf-8").splitlines()
+    lines = _file(municipality, spec.file).read_text(encoding="utf-8").splitlines()
     return parse_text(lines, spec)
 
 

@@ -352,9 +352,9 @@ def test_schedule_deadlines_in_the_calendar():
 def test_interest_of_17_13_E_in_the_money_data():
     # 17.13(E): "The costs of the work performed ... plus interest at the rate of 18% per annum".
     raw = tomllib.loads(
-        (Path(__file__).resolve().parents[1] / "georeview/data/money.toml").read_text()
+        (Path(__file__).resolve().parents[1] / "georeview/ordinances/somers/money.toml").read_text()
     )
-    item = next(i for i in raw["somers"]["items"] if i["id"] == "village_work_costs")
+    item = next(i for i in raw["items"] if i["id"] == "village_work_costs")
     assert item["interest_percent_per_year"] == 18
     got = next(i for i in money("somers", category="major").items if i.id == "village_work_costs")
     assert "18% per year" in got.note

@@ -236,6 +236,7 @@ PLAN_ITEMS = (
     "velocity_dissipation",
     "maintenance",
     "control_calculations",
+    "design_standards",
     *(f"bmp.{name}" for name in BMP_ITEMS),
     "bmp_summary",
     "schedule",
