@@ -1,5 +1,8 @@
-"""``georeview rules [MUNICIPALITY] [--coverage]``: every rule with its citation, or the map
-of every paragraph of the adopted text to the rules that check it (georeview.coverage)."""
+"""``georeview rules [MUNICIPALITY] [--coverage]``: every rule with its citation.
+
+With ``--coverage``: every paragraph of the adopted text and the rules that check it, with the
+counts (georeview.coverage).
+"""
 
 from __future__ import annotations
 
