@@ -1,8 +1,10 @@
-"""The traceability map (georeview/coverage.py) and the rules encoded with it (issue 12).
+r"""The traceability map (georeview/coverage.py) and the rules encoded with it (issue 12).
 
-Paragraph ids come from the adopted texts shipped in georeview/ordinances/<m>/ordinance.txt; the
-hand counts below are read off those texts (Somers: 187 = 16 sections + 171 labelled
-subdivisions; Deerfield: 156 = 15 sections + 141 labelled subdivisions).
+Paragraph ids come from the adopted texts shipped in georeview/ordinances/<m>/ordinance.txt. The
+counts below are taken independently of the parser: Somers 187 = the 16 sections of the line map
+in ../shared/ordinances/README.md + 171 label lines (``grep -cE '^\([A-Za-z0-9]{1,2}\)'``);
+Deerfield 156 = 15 section headings (``grep -cE '^31\.[0-9]{2} '``) + 141 label lines
+(``grep -cE '^(\([0-9A-Z]{1,2}\)|[0-9]\.|[a-d]\.) '``).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def test_map_is_complete_and_consistent(m):
 
 
 def test_paragraph_counts_match_the_texts():
-    # Counted by hand in the adopted texts: every section and every labelled subdivision.
+    # Every section and every labelled subdivision (counts: see the module docstring).
     assert len(coverage.paragraphs("somers")) == 187
     assert len(coverage.paragraphs("deerfield")) == 156
     ids = [p.id for p in coverage.paragraphs("somers")]
@@ -467,3 +469,26 @@ def test_deerfield_minor_sample_with_a_channel_originating_on_it(tmp_path):
     assert _review(SAMPLES / "deerfield_minor_home")["deerfield.31.06.3.B.area"].status == (
         "not_applicable"
     )
+
+
+def test_a_deadline_in_hours_must_be_whole_days(monkeypatch):
+    # The date of "48 hours after" an event known by its date alone is exact only for whole
+    # days; 36 hours would need the clock time, so the calendar data refuses it.
+    import georeview.calendar as cal
+    from georeview.errors import ConfigError
+
+    spec = cal.municipality_calendar("somers")
+    bad = {
+        **spec,
+        "deadlines": [
+            {**d, "hours": 36} if d["id"] == "notify_commencement" else d for d in spec["deadlines"]
+        ],
+    }
+    monkeypatch.setattr(cal, "municipality_calendar", lambda name: bad)
+    with pytest.raises(ConfigError, match="whole number of days"):
+        deadlines(
+            "somers",
+            application_date=dt.date(2025, 3, 31),
+            category="major",
+            start_date=dt.date(2025, 5, 5),
+        )
