@@ -414,8 +414,8 @@ def _deadline(spec: Mapping[str, Any], municipality: str, facts: Mapping[str, An
         if hours % _HOURS_PER_DAY:
             raise ConfigError(
                 f"hours must be a whole number of days, got {hours}",
-                path=f"georeview/data/{_CONFIG_NAME}",
-                field=f"municipalities.{municipality}.deadlines.{spec['id']}.hours",
+                path=f"georeview/ordinances/{municipality}/{_CONFIG_NAME}",
+                field=f"deadlines.{spec['id']}.hours",
             )
         date = start + dt.timedelta(days=hours // _HOURS_PER_DAY)
         rule = (
