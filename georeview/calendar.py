@@ -31,6 +31,8 @@ __all__ = [
     "is_secular_day",
     "legal_holidays",
     "next_secular_day",
+    "starts_after_decision",
+    "subtract_business_days",
 ]
 
 logger = logging.getLogger(__name__)
@@ -38,7 +40,17 @@ logger = logging.getLogger(__name__)
 _CONFIG_NAME = "calendar.toml"
 _SATURDAY = 5
 _SUNDAY = 6
-_FACTS = ("application_date", "additional_info_date", "issue_date", "appeal_filed_date")
+_FACTS = (
+    "application_date",
+    "additional_info_date",
+    "issue_date",
+    "appeal_filed_date",
+    "start_date",
+    "controls_install_date",
+    "citizen_appeal_filed_date",
+    "stop_work_order_date",
+)
+_HOURS_PER_DAY = 24
 
 
 def _config() -> dict[str, Any]:
@@ -253,6 +265,32 @@ def add_business_days(start: dt.date, n: int, municipality: str) -> dt.date:
     return day
 
 
+def subtract_business_days(end: dt.date, n: int, municipality: str) -> dt.date:
+    """Return the day that is ``n`` business days before ``end``.
+
+    Counting back from ``end`` (excluded), the n-th business day: a Monday start and
+    ``n = 2`` give the Thursday before (Friday is one working day prior, Thursday two), which
+    is the last day to act "at least two working days prior to commencing" (Deerfield
+    31.12(2)(B)).
+
+    Raises
+    ------
+    georeview.errors.InputError
+        ``n`` negative or not an integer, or ``end`` not a date.
+    """
+    end = _as_date(end, "end")
+    municipality_calendar(municipality)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise InputError(f"n must be a non-negative integer, got {n!r}", field="n")
+    day = end
+    counted = 0
+    while counted < n:
+        day -= dt.timedelta(days=1)
+        if is_business_day(day, municipality):
+            counted += 1
+    return day
+
+
 def is_secular_day(day: dt.date, holiday_set: str = "wisconsin_legal") -> bool:
     """Return True unless ``day`` is a Sunday or a legal holiday (§ 990.001(4)(b)).
 
@@ -363,10 +401,27 @@ def _deadline(spec: Mapping[str, Any], municipality: str, facts: Mapping[str, An
         )
     kind = spec["kind"]
     basis = spec["basis"]
-    if kind == "business_days":
+    if kind == "business_days" and spec.get("before", False):
+        date = subtract_business_days(start, spec["days"], municipality)
+        rule = f"{spec['days']} {mspec['day_kind']}s before {start.isoformat()}"
+        basis = f"{basis} Counting per {mspec['definition_citation']}. {mspec['assumed']}"
+    elif kind == "business_days":
         date = add_business_days(start, spec["days"], municipality)
         rule = f"{spec['days']} {mspec['day_kind']}s after {start.isoformat()}"
         basis = f"{basis} Counting per {mspec['definition_citation']}. {mspec['assumed']}"
+    elif kind == "hours":
+        hours = spec["hours"]
+        if hours % _HOURS_PER_DAY:
+            raise ConfigError(
+                f"hours must be a whole number of days, got {hours}",
+                path=f"georeview/ordinances/{municipality}/{_CONFIG_NAME}",
+                field=f"deadlines.{spec['id']}.hours",
+            )
+        date = start + dt.timedelta(days=hours // _HOURS_PER_DAY)
+        rule = (
+            f"{hours} hours after the event on {start.isoformat()}: by the same clock time "
+            f"on {date.isoformat()}"
+        )
     elif kind == "calendar_days":
         days = spec["days"]
         rule = f"{days} days after {start.isoformat()}"
@@ -409,6 +464,10 @@ def deadlines(
     additional_info_date: dt.date | None = None,
     building_permit_days: int | None = None,
     appeal_filed_date: dt.date | None = None,
+    start_date: dt.date | None = None,
+    controls_install_date: dt.date | None = None,
+    citizen_appeal_filed_date: dt.date | None = None,
+    stop_work_order_date: dt.date | None = None,
 ) -> list[Deadline]:
     """List the permit deadlines of a municipality from the facts known so far.
 
@@ -428,6 +487,14 @@ def deadlines(
         Length of the building permit or other construction authorization, in days.
     appeal_filed_date : datetime.date, optional
         Receipt of a written appeal and its fee (Deerfield 31.15(2)(B)).
+    start_date : datetime.date, optional
+        Planned start of land disturbing activity (``[activity] start_date``).
+    controls_install_date : datetime.date, optional
+        Installation of the temporary erosion and sediment controls (``plan.sequence``).
+    citizen_appeal_filed_date : datetime.date, optional
+        Filing of a citizen appeal with the Village.
+    stop_work_order_date : datetime.date, optional
+        Posting of a stop work order.
 
     Returns
     -------
@@ -450,7 +517,16 @@ def deadlines(
             field="building_permit_days",
         )
     facts: dict[str, Any] = {"building_permit_days": building_permit_days}
-    values = (application_date, additional_info_date, issue_date, appeal_filed_date)
+    values = (
+        application_date,
+        additional_info_date,
+        issue_date,
+        appeal_filed_date,
+        start_date,
+        controls_install_date,
+        citizen_appeal_filed_date,
+        stop_work_order_date,
+    )
     for name, value in zip(_FACTS, values, strict=True):
         facts[name] = None if value is None else _as_date(value, name)
     if facts["application_date"] is None:
@@ -473,3 +549,35 @@ def deadlines(
         out.append(deadline)
     logger.debug("%d deadlines for %s", len(out), municipality)
     return out
+
+
+def starts_after_decision(
+    municipality: str,
+    listed: list[Deadline],
+    application_date: dt.date | None,
+    start_date: dt.date | None,
+) -> bool | None:
+    """Whether the planned start leaves the Village its whole review period.
+
+    Work may not begin before the plan is approved and the permit issued. The deadlines
+    marked ``decision = true`` in ``calendar.toml`` are the latest days the Village must
+    decide by.
+
+    Returns
+    -------
+    bool or None
+        True when ``start_date`` falls after every listed decision deadline; False when it
+        falls on or before ``application_date`` (work planned before the application is even
+        received); None otherwise (the start depends on when the Village approves) or when a
+        date is unknown.
+    """
+    spec = municipality_calendar(municipality)
+    ids = {d["id"] for d in spec.get("deadlines", []) if d.get("decision")}
+    due = [d.date for d in listed if d.id in ids]
+    if start_date is None or application_date is None:
+        return None
+    if start_date <= application_date:
+        return False
+    if not due or any(d is None for d in due):
+        return None
+    return True if start_date > max(d for d in due if d is not None) else None

@@ -317,7 +317,9 @@ def write_sample(s: Sample) -> None:
         "name": s.title,
         "applicant": s.applicant,
         "description": s.description,
-        "application_date": dt.date(2025, 4, 7),
+        # Early enough that the planned May 5 start falls after every review deadline
+        # (Somers 17.09(A), Deerfield 31.08(1)): 30 days after March 31 is April 30.
+        "application_date": dt.date(2025, 3, 31),
         "site": site_file,
         "disturbance": dist_file,
     }
@@ -340,6 +342,7 @@ def activity(**kw: Any) -> dict[str, Any]:
         "max_disturbed_at_once_acres": None,
         "maintains_original_grade": False,
         "part_of_common_plan": False,
+        "channel_originates_in_disturbed_area": False,
         "start_date": dt.date(2025, 5, 5),
         "end_date": dt.date(2025, 10, 31),
         "building_permit_days": 0,
@@ -438,6 +441,7 @@ def somers_plan(
             "permanent_vegetation_date": dt.date(2025, 10, 15),
         },
         "bmps": {
+            **CONTROL_ITEMS,
             "stabilization": "Seed and mulch within 7 days of inactivity (Sheet C-3)",
             "diversion": "Diversion berm along the upslope edge",
             "overland_flow": "Silt fence on the contour below all graded areas",
@@ -450,7 +454,16 @@ def somers_plan(
             "drainage_way_stabilization": "Erosion mat in the swale",
             "permanent_stabilization": "Seed and erosion mat within 7 days of final grade",
             "dust": "Water truck on dry, windy days",
+            "wash_water": "No vehicle washing on site; wheels scraped on the tracking pad",
+            "vegetation_preservation": "Tree line and the grass strip along the swale kept "
+            "(Sheet C-2, protection fence)",
+            "topsoil_compaction": "Topsoil stripped to the stockpile and respread; traffic "
+            "kept to the haul road (Sheet C-2)",
+            "spill_response": "Spill kit at the fuel area; spills reported and cleaned up "
+            "(Sheet C-6 note 4)",
         },
+        "design_standards": DESIGN_STANDARDS,
+        "stages": STAGES,
     }
 
 
@@ -470,9 +483,50 @@ def phase(cover: str, start: tuple[int, int], end: tuple[int, int]) -> dict[str,
     return {"cover": cover, "start": dt.date(2025, *start), "end": dt.date(2025, *end)}
 
 
+#: Practices every regulated sample shows (Somers 17.07(B)-(D), 17.08(C)(1), (C)(4), (D);
+#: Deerfield 31.06(2)(B)-(G), 31.06(3)(A)): where the plan set shows each one.
+CONTROL_ITEMS: dict[str, Any] = {
+    "tracking": "Stone tracking pad at the single entrance (Sheet C-3)",
+    "inlet_protection": "Inlet filter bags on the street inlets downslope (Sheet C-3)",
+    "sediment_to_waters": "Silt fence between the graded area and the swale (Sheet C-3)",
+    "channel_sediment_trapping": "Stone ditch checks in the swale (Sheet C-3)",
+    "dewatering": {"not_applicable": "no dewatering planned"},
+    "stockpiles": "Topsoil stockpile ringed with silt fence and seeded (Sheet C-2)",
+    "building_materials": "Materials stored covered; concrete washout area (Sheet C-6)",
+    "treatment_before_waters": "Every control is upslope of the swale outlet (Sheet C-3)",
+    "bmp_removal": "Silt fence and inlet bags removed after final stabilization (Sheet C-6)",
+    "tracking_pad": "Graveled entrance pad 50 ft long, 20 ft wide (Sheet C-3)",
+    "street_cleaning": "Street swept, not flushed, before the end of each workday (Sheet C-6)",
+    "perimeter_barriers": "Silt fence along the side- and downslope edges (Sheet C-3)",
+    "channel_barriers": {"not_applicable": "no channel passes through the site"},
+    "waste_disposal": "Covered dumpster; concrete washout area (Sheet C-6)",
+    "diversion": {"not_applicable": "no channelized runoff enters from adjacent areas"},
+    "staging": "One area graded at a time; seeded before the next opens (Sheet C-2)",
+    "stabilization": "Seed and mulch within 7 days of inactivity (Sheet C-3)",
+    "permanent_stabilization": "Seed and erosion mat within 7 days of final grade",
+}
+DESIGN_STANDARDS = (
+    "WDNR Technical Standards 1057 (tracking pad), 1056 (silt fence), 1060 (inlet protection), "
+    "1059 (seeding); Wisconsin Construction Site Best Management Practice Handbook"
+)
+#: Dated stages of land disturbance, one after another (no pause of more than 14 days).
+STAGES = [
+    {"name": "Clearing and rough grading", "start_date": dt.date(2025, 5, 5),
+     "end_date": dt.date(2025, 5, 30)},
+    {"name": "Utilities and building", "start_date": dt.date(2025, 6, 2),
+     "end_date": dt.date(2025, 9, 30)},
+    {"name": "Final grading and landscaping", "start_date": dt.date(2025, 10, 1),
+     "end_date": dt.date(2025, 10, 15)},
+]
+#: Temporary controls installed before land disturbance starts (activity start_date May 5).
+CONTROLS_INSTALLED = {"controls_install_date": dt.date(2025, 5, 1)}
+
+
 def deerfield_major_plan(calcs: str) -> dict[str, Any]:
-    """Deerfield 31.09(1)(C)3-4 and (D): schedule, maintenance, sizing calculations."""
+    """Deerfield 31.09(1)(C)3-4 and (D), and the 31.06(2)-(3) practices shown on the plan."""
     return {
+        "bmps": dict(CONTROL_ITEMS),
+        "design_standards": DESIGN_STANDARDS,
         "schedule": "Controls installed May 1 before any grading; clearing May 5; grading "
         "May-June; building June-September; final grading and seeding by October 15",
         "maintenance": "Inspected weekly and within 24 hours of 0.5 in of rain; sediment "
@@ -487,6 +541,13 @@ def statement_plan() -> dict[str, Any]:
         "schedule": "Silt fence May 1; excavation May 5; building May-August; seed and mulch "
         "by September 1",
         "bmp_summary": "Silt fence downslope, stone tracking pad, seed and mulch within 7 days",
+        "bmps": dict(CONTROL_ITEMS),
+        "design_standards": DESIGN_STANDARDS,
+        "maintenance": "Inspected weekly and after 0.5 in of rain; kept until the lot is "
+        "stabilized",
+        "sequence": dict(CONTROLS_INSTALLED),
+        "stages": [{"name": "Excavation and building", "start_date": dt.date(2025, 5, 5),
+                    "end_date": dt.date(2025, 8, 31)}],
     }
 
 
@@ -1004,8 +1065,11 @@ def somers_samples(lay: Layers) -> list[Sample]:
             "Regulated, one acre or more: 17.08 and a full plan (17.10(B)); the site map at "
             "1 in = 50 ft with 2-ft contours and a grid shows every feature, so the site-map "
             "findings 17.10(B)(4)(a)-(j) pass; every plan item of 17.10(B)(3), (5) and (6) is "
-            "given and the USLE soil loss is under 5 t/ac/yr (17.08(C)(2)(a), 17.10(B)(3)(e)): "
-            "no compliance finding fails or needs information.",
+            "given, so are the practices of 17.08(C)(1), (3), (4) and the design standards "
+            "(17.06); the controls go in before clearing and no stage pause exceeds 14 days "
+            "(17.08(D)(1), (4)); the May 5 start follows the Administrator's April 21 decision "
+            "deadline (17.09(A), (C)(1)); the USLE soil loss is under 5 t/ac/yr "
+            "(17.08(C)(2)(a), 17.10(B)(3)(e)): no compliance finding fails or needs information.",
             fmt="shp",
             tables={
                 "plan": somers_plan(
@@ -1294,9 +1358,18 @@ floodplain, stream, soil, road and DEM layers are synthetic or approximate (laye
 Every fact in `[activity]` and `[site_map]` is stated (0 or false where it does not apply).
 Regulated sites also carry a `[plan]` table (a full Somers 17.10(B) plan, the Deerfield
 31.09(1)(C)-(D) items, or a minor-site statement), so plan items are not `needs_info` either,
-except where a sample is meant to show a gap (below). For Somers, category `major` means one
-acre or more (performance standards 17.08, full plan 17.10(B)) and `minor` under one acre
-(17.07, plan statement 17.10(A)).
+except where a sample is meant to show a gap (below). Every regulated sample's plan also shows
+the practices of the performance standards (Somers 17.07(B)-(D) under one acre, 17.08(C)(1),
+(C)(3), (C)(4), (D) from one acre) and of Deerfield's minimum standards (31.06(2)(B)-(G),
+31.06(3)(A)) in `[plan.bmps]` with the sheet that shows each (`dewatering`, `diversion` and
+`channel_barriers` are `{ not_applicable = "..." }` where the site has none), the design
+standards (`design_standards`, Somers 17.06, Deerfield 31.04), the date the controls go in
+(`plan.sequence.controls_install_date`, May 1, before the May 5 start) and the dated
+`stages` (no pause over 14 days, 17.07(D)(4), 17.08(D)(4)). The application date, March 31,
+leaves every review deadline before the May 5 start (Somers 17.09(A), Deerfield 31.08(1)). Every
+Deerfield sample states `channel_originates_in_disturbed_area = false` (31.06(3)(B)). For
+Somers, category `major` means one acre or more (performance standards 17.08, full plan
+17.10(B)) and `minor` under one acre (17.07, plan statement 17.10(A)).
 
 Engineering inputs, and what they are:
 

@@ -1,4 +1,8 @@
-"""``georeview rules [MUNICIPALITY]``: every rule with its citation."""
+"""``georeview rules [MUNICIPALITY] [--coverage]``: every rule with its citation.
+
+With ``--coverage``: every paragraph of the adopted text and the rules that check it, with the
+counts (georeview.rules.coverage).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,11 @@ __all__ = ["add_arguments", "main"]
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the ``georeview rules`` arguments to a (sub)parser."""
     p.add_argument("municipality", nargs="?", help="a municipality (default: all)")
+    p.add_argument(
+        "--coverage",
+        action="store_true",
+        help="print every paragraph of the adopted text with the rules that check it, and counts",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -20,6 +29,14 @@ def main(args: argparse.Namespace) -> int:
     from georeview.rules import load_ordinance
 
     names = [args.municipality] if args.municipality else list(municipalities())
+    if args.coverage:
+        from georeview.rules.coverage import report_lines
+
+        for name in names:
+            print(f"# {load_ordinance(name).title}: coverage of the adopted text")
+            print("\n".join(report_lines(name)))
+            print()
+        return EXIT_OK
     for name in names:
         o = load_ordinance(name)
         print(f"# {o.title}")

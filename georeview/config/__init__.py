@@ -138,6 +138,8 @@ class Activity(StrictModel):
     maintains_original_grade: bool | None = None
     #: Transportation facility that is part of a larger common plan (Somers 17.04(A)(2)(a)).
     part_of_common_plan: bool | None = None
+    #: A channel originates in the disturbed area (Deerfield 31.06(3)(B): basins on any site).
+    channel_originates_in_disturbed_area: bool | None = None
     start_date: dt.date | None = None
     end_date: dt.date | None = None
     #: Length of the building permit, days (Somers 17.09(G): the longer term wins).

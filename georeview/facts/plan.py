@@ -20,6 +20,15 @@ Meaning of a fact
 * ``False`` when the table is there but the item is not: a plan that is described
   and lacks the item is incomplete (the finding fails with the citation).
 
+The same ``[plan.bmps]`` table carries the practices the performance standards (Somers
+§ 17.07, § 17.08) and minimum standards (Deerfield § 31.06(2)-(3)) require on the site
+(``sediment_to_waters``, ``dewatering``, ``stockpiles``, ``building_materials``,
+``wash_water``, ``vegetation_preservation``, ``topsoil_compaction``, ``spill_response``,
+``treatment_before_waters``, ``bmp_removal``, ``tracking_pad``, ``street_cleaning``,
+``perimeter_barriers``, ``channel_barriers``): each the sheet or page that shows it, or
+``{ not_applicable = "reason" }``. :func:`schedule_facts` computes from the dated schedule
+whether the controls precede clearing and the longest pause between ``plan.stages``.
+
 Deerfield § 31.09(1)(D) ("such other information as the Village Engineer deems
 necessary") is discretionary: it is ``True`` when control-sizing calculations are
 given and ``None`` (needs_info, never fail) otherwise.
@@ -47,9 +56,19 @@ Example
     [plan.sequence]
     stripping_clearing = "..."
     ...
+    design_standards = "WDNR Technical Standards 1056, 1057, 1060"
+    stages = [
+      { name = "Clearing and grading", start_date = 2025-05-05, end_date = 2025-05-30 },
+      { name = "Building", start_date = 2025-06-02, end_date = 2025-09-30 },
+    ]
+    [plan.sequence]
+    controls_install_date = 2025-05-01
+    ...
     [plan.bmps]
     stabilization = "Seed and mulch within 7 days ..."
     inlet_protection = { not_applicable = "no downslope inlets" }
+    tracking_pad = "Sheet C-3: graveled pad 50 x 20 ft"
+    spill_response = "Sheet C-6 note 4"
     [plan.documents]
     control_calculations = "calcs/sizing.pdf"
 """
@@ -61,7 +80,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import Field, StringConstraints, ValidationError
+from pydantic import Field, StringConstraints, ValidationError, model_validator
 
 from georeview.config import NonNeg, NonNegInt, StrictModel, validation_message
 from georeview.errors import ConfigError
@@ -82,8 +101,10 @@ __all__ = [
     "NotApplicable",
     "Plan",
     "Sequence",
+    "Stage",
     "parse_plan",
     "plan_facts",
+    "schedule_facts",
 ]
 
 #: A non-blank text: a description, or where in the plan set the item is (sheet, page).
@@ -148,6 +169,20 @@ SEQUENCE_DATES = (
 )
 
 
+class Stage(StrictModel):
+    """One dated stage of land disturbing activity in the schedule."""
+
+    name: Text
+    start_date: dt.date
+    end_date: dt.date
+
+    @model_validator(mode="after")
+    def _in_order(self) -> Stage:
+        if self.end_date < self.start_date:
+            raise ValueError(f"end_date {self.end_date} is before start_date {self.start_date}")
+        return self
+
+
 class Bmps(StrictModel):
     """Somers § 17.10(B)(5)(a)-(l): control BMPs, each a description or not_applicable."""
 
@@ -163,9 +198,26 @@ class Bmps(StrictModel):
     drainage_way_stabilization: Item | None = None  # (j) stabilization of drainage ways
     permanent_stabilization: Item | None = None  # (k) permanent stabilization after grading
     dust: Item | None = None  # (l) minimization of dust
+    # Practices the performance standards (Somers 17.07, 17.08) and the minimum standards
+    # (Deerfield 31.06(2)-(3)) require on the site; the plan says where it shows each one.
+    sediment_to_waters: Item | None = None  # sediment from disturbed areas kept from waters
+    dewatering: Item | None = None  # treatment of sediment discharged by dewatering
+    stockpiles: Item | None = None  # sediment control of soil stockpiles
+    building_materials: Item | None = None  # chemicals, cement, building compounds kept from runoff
+    wash_water: Item | None = None  # untreated vehicle and wheel wash water kept from waters
+    vegetation_preservation: Item | None = None  # existing vegetation kept, near waters above all
+    topsoil_compaction: Item | None = None  # soil compaction minimised, topsoil preserved
+    spill_response: Item | None = None  # spill prevention and response procedures
+    treatment_before_waters: Item | None = None  # BMPs located to treat runoff before waters
+    bmp_removal: Item | None = None  # BMPs removed once no longer necessary
+    tracking_pad: Item | None = None  # graveled entrance pad of sufficient width and length
+    street_cleaning: Item | None = None  # road sediment removed by street cleaning each workday
+    perimeter_barriers: Item | None = None  # filter barriers along side- and downslope sides
+    channel_barriers: Item | None = None  # filter barriers along channel edges through the site
 
 
-#: The twelve BMP items of Somers § 17.10(B)(5), in the ordinance's order (a)-(l).
+#: The BMP items, in declaration order: Somers § 17.10(B)(5)(a)-(l) first, then the practices
+#: of the performance and minimum standards. Each is a ``plan.has.bmp.<item>`` fact.
 BMP_ITEMS = tuple(Bmps.model_fields)
 
 #: Every ``plan.has.<item>`` fact :func:`plan_items` gives (the fact registry's list).
@@ -184,6 +236,7 @@ PLAN_ITEMS = (
     "velocity_dissipation",
     "maintenance",
     "control_calculations",
+    "design_standards",
     *(f"bmp.{name}" for name in BMP_ITEMS),
     "bmp_summary",
     "schedule",
@@ -237,7 +290,8 @@ class Plan(StrictModel):
     bmp_summary: Text | None = None
     #: 17.10(B)(6): velocity dissipation at discharge locations and outfall channels.
     velocity_dissipation: Item | None = None
-    #: 31.09(1)(C)4: maintenance of control measures during and after disturbance.
+    #: 31.09(1)(C)4: maintenance of control measures during and after disturbance
+    #: (also Somers 17.07(D)(2), 17.08(D)(2): maintained until final stabilization).
     maintenance: Text | None = None
     #: 31.09(1)(D): support calculations for sizing control measures.
     control_calculations: Text | None = None
@@ -245,6 +299,11 @@ class Plan(StrictModel):
     uses_infiltration: bool | None = None
     #: 17.08(C)(3)(c): how disturbance on slopes of 20 % or more is minimized (read by review).
     steep_slope_minimization: bool | Text | None = Field(default=None, union_mode="left_to_right")
+    #: Design criteria, standards and guidance the BMPs follow (e.g. "WDNR Technical
+    #: Standards 1057, 1060, 1068"; Somers 17.06, Deerfield 31.04).
+    design_standards: Text | None = None
+    #: Dated stages of land disturbing activity; the pauses between them are computed.
+    stages: tuple[Stage, ...] | None = Field(default=None, strict=False)
     #: Files in the submission folder that provide an item (item -> relative path).
     documents: dict[DocumentItem, Text] = Field(default_factory=dict)
 
@@ -306,7 +365,17 @@ def _line_error(err: Any) -> Any:
 
 #: Location parts pydantic adds for union members and dict keys (not submission keys).
 _UNION_TAGS = frozenset(
-    {"Consultant", "NotApplicable", "Sequence", "Bmps", "constrained-str", "str", "bool", "[key]"}
+    {
+        "Consultant",
+        "NotApplicable",
+        "Sequence",
+        "Bmps",
+        "Stage",
+        "constrained-str",
+        "str",
+        "bool",
+        "[key]",
+    }
 )
 
 
@@ -375,6 +444,7 @@ def plan_items(
         "velocity_dissipation": _given(plan.velocity_dissipation) or "velocity_dissipation" in doc,
         "maintenance": _given(plan.maintenance) or "maintenance" in doc,
         "control_calculations": _given(plan.control_calculations) or "control_calculations" in doc,
+        "design_standards": _given(plan.design_standards),
     }
     for name in BMP_ITEMS:
         items[f"bmp.{name}"] = (bmps is not None and getattr(bmps, name) is not None) or (
@@ -440,5 +510,39 @@ def plan_facts(submission: LoadedSubmission) -> dict[str, Any]:
     for key, value in plan.model_dump().items():
         if value is None or isinstance(value, (str, bool, int, float, dt.date)):
             facts[f"plan.{key}"] = value
+    facts.update(schedule_facts(plan, submission.config.activity))
     log.debug("plan facts: %d items, given=%s", len(items), given)
     return facts
+
+
+def schedule_facts(plan: Plan, activity: Any) -> dict[str, Any]:
+    """Facts computed from the dated schedule (the rules hold the day limits).
+
+    Returns
+    -------
+    dict
+        ``plan.controls_install_date`` (date or None); ``plan.controls_lead_days`` (int: days
+        from installing the temporary controls to the start of clearing, negative when the
+        controls come after; None unless both dates are given, the start of clearing being
+        ``plan.sequence.clearing_start_date`` or else ``activity.start_date``);
+        ``plan.longest_pause_days`` (int: the longest run of whole calendar days with no
+        land disturbing stage between the first and the last stage of ``plan.stages``, 0 when
+        they follow on or overlap; None without stages).
+    """
+    seq = plan.sequence
+    install = seq.controls_install_date if seq is not None else None
+    clearing = (seq.clearing_start_date if seq is not None else None) or activity.start_date
+    lead = None if install is None or clearing is None else (clearing - install).days
+    pause: int | None = None
+    if plan.stages:
+        spans = sorted((s.start_date, s.end_date) for s in plan.stages)
+        pause, covered_to = 0, spans[0][1]
+        for start, end in spans[1:]:
+            # Days strictly between the end of what came before and this stage's start.
+            pause = max(pause, (start - covered_to).days - 1)
+            covered_to = max(covered_to, end)
+    return {
+        "plan.controls_install_date": install,
+        "plan.controls_lead_days": lead,
+        "plan.longest_pause_days": pause,
+    }

@@ -259,7 +259,9 @@ class BasinSpec(StrictModel):
     """One ``[[basins]]`` entry."""
 
     id: str
-    kind: Literal["sediment", "dewatering"]
+    #: ``runoff``: a water runoff control measure that ponds water (detention pond,
+    #: infiltration basin), checked only for its depth and fence (Deerfield 31.06(3)(C)).
+    kind: Literal["sediment", "dewatering", "runoff"]
     area_sqft: NonNeg | None = None
     depth_ft: NonNeg | None = None
     fence_height_ft: NonNeg | None = None
@@ -372,7 +374,12 @@ class EngineeringResult:
     dewatering : dict
         31.06(2)(A): ``pump_rate_gpm``, ``required_area_sqft``, ``reason``.
     basin_checks : tuple of dict
-        :meth:`georeview.sediment.BasinCheck.to_dict` of each declared basin.
+        :meth:`georeview.sediment.BasinCheck.to_dict` of each declared sediment or
+        dewatering basin.
+    max_unfenced_depth_ft : float or None
+        Deepest declared basin or pond of any kind with no fence (fence height 0), in ft;
+        0.0 when every declared one is fenced or none is declared; None when a basin lacks
+        its depth or fence height (Deerfield 31.06(3)(C) compares it with its limit).
     warnings : tuple of str
     """
 
@@ -387,6 +394,7 @@ class EngineeringResult:
     sediment_basin: dict[str, Any]
     dewatering: dict[str, Any]
     basin_checks: tuple[dict[str, Any], ...]
+    max_unfenced_depth_ft: float | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
@@ -402,6 +410,13 @@ class EngineeringResult:
             return obj
 
         return plain(asdict(self))
+
+
+def _max_unfenced_depth_ft(basins: Sequence[BasinSpec]) -> float | None:
+    """Deepest declared basin or pond without a fence (see ``EngineeringResult``)."""
+    if any(b.depth_ft is None or b.fence_height_ft is None for b in basins):
+        return None
+    return max((float(b.depth_ft) for b in basins if b.fence_height_ft == 0), default=0.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -769,6 +784,8 @@ def evaluate(
 
     checks: list[dict[str, Any]] = []
     for b in inputs.basins:
+        if b.kind == "runoff":
+            continue
         if b.kind == "sediment":
             if len(sed_basins) == 1:
                 req, why = required, sediment_basin["reason"] if required is None else None
@@ -809,6 +826,7 @@ def evaluate(
         sediment_basin=sediment_basin,
         dewatering=dewatering,
         basin_checks=tuple(checks),
+        max_unfenced_depth_ft=_max_unfenced_depth_ft(inputs.basins),
         warnings=tuple(warnings),
     )
 

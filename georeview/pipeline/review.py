@@ -310,7 +310,7 @@ def review(
     if judgement.regulated is not False:
         # Fees and deadlines depend on the category the first pass found; the
         # second pass lets the fee and security rules quote the amounts.
-        extras.update(procedure(sub, judgement.category, ordinance.municipality))
+        extras.update(procedure(sub, judgement.category, ordinance.municipality, facts))
         facts.update(extras.pop("_facts"))
         judgement = judge(ordinance, facts)
     map_layers = {
@@ -501,6 +501,7 @@ def engineering_facts(eng: Any) -> dict[str, Any]:
         "sediment_basin.ok": eng.sediment_basin.get("ok"),
         "sediment_basin.required_area_sqft": eng.sediment_basin.get("required_area_sqft"),
         "dewatering.required_area_sqft": eng.dewatering.get("required_area_sqft"),
+        "basins.max_unfenced_depth_ft": eng.max_unfenced_depth_ft,
     }
     peaks = eng.peak_flow_cfs or {}
     for storm, q in peaks.items():
@@ -518,13 +519,20 @@ def engineering_facts(eng: Any) -> dict[str, Any]:
     return facts
 
 
-def procedure(sub: LoadedSubmission, category: str | None, municipality: str) -> dict[str, Any]:
+def procedure(
+    sub: LoadedSubmission,
+    category: str | None,
+    municipality: str,
+    facts: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Deadlines (georeview.calendar) and money (georeview.procedure.fees) for a regulated site.
 
     Returns the report sections ``deadlines`` and ``fees``, and under ``_facts``
-    the amounts the fee and security rules read.
+    the amounts the fee and security rules read and ``schedule.starts_after_decision``
+    (:func:`georeview.calendar.starts_after_decision`). ``facts`` supplies the plan's
+    ``plan.controls_install_date``.
     """
-    from georeview.calendar import deadlines
+    from georeview.calendar import deadlines, starts_after_decision
     from georeview.procedure.fees import money
 
     act = sub.config.activity
@@ -548,17 +556,21 @@ def procedure(sub: LoadedSubmission, category: str | None, municipality: str) ->
         },
     }
     if sub.config.application_date is not None:
-        out["deadlines"] = [
-            d.to_dict()
-            for d in deadlines(
-                municipality,
-                application_date=sub.config.application_date,
-                category=category,
-                building_permit_days=act.building_permit_days,
-            )
-        ]
+        listed = deadlines(
+            municipality,
+            application_date=sub.config.application_date,
+            category=category,
+            building_permit_days=act.building_permit_days,
+            start_date=act.start_date,
+            controls_install_date=(facts or {}).get("plan.controls_install_date"),
+        )
+        out["deadlines"] = [d.to_dict() for d in listed]
+        out["_facts"]["schedule.starts_after_decision"] = starts_after_decision(
+            municipality, listed, sub.config.application_date, act.start_date
+        )
     else:
         out["deadlines"] = []
+        out["_facts"]["schedule.starts_after_decision"] = None
     return out
 
 

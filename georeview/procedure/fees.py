@@ -9,7 +9,8 @@ All amounts, percentages, waivers and citations are data in each municipality's
     ``building_permit_fee_paid``) that waives it when true. No ``amount_usd``: the amount is
     not in the ordinance (see ``status``).
 ``actual_cost``
-    An amount the ordinance leaves to actual costs (no number to compute).
+    An amount the ordinance leaves to actual costs (no number to compute);
+    ``interest_percent_per_year`` is the interest the ordinance adds to it.
 ``percent_of_control_cost``
     A percent of the estimated cost of the control measures.
 ``forfeiture_per_day``
@@ -172,6 +173,8 @@ def _item(spec: dict[str, Any], facts: dict[str, Any], cost: Decimal | None) -> 
             return MoneyItem(**common, amount_usd=0.0, status="waived", note=note)
         return MoneyItem(**common, amount_usd=amount, status="due", note=note)
     if kind == "actual_cost":
+        if "interest_percent_per_year" in spec:
+            note = f"{note} Plus interest at {spec['interest_percent_per_year']}% per year."
         return MoneyItem(**common, amount_usd=None, status="actual_cost", note=note)
     if kind == "discretionary":
         return MoneyItem(**common, amount_usd=None, status="discretionary", note=note)
