@@ -8,7 +8,7 @@ Generates (in a temp folder) a 317 x 317 grid of jittered parcels about 30 m acr
   as one SQL query on tables already loaded (and the loading, separately). The spatial
   extension is loaded from the ``duckdb-ext-spatial`` wheel, never downloaded.
 * georeview's single-machine path: the same three joins with
-  :func:`georeview.pipeline.screen.largest_label` / :func:`overlap_areas` (the core), then the
+  :func:`georeview.measure.overlay.largest_label` / :func:`overlap_areas` (the core), then the
   whole :func:`screen_frame` (geometry checks, jurisdiction, rules), then
   :func:`run_screen` from file to file;
 * the Dask path on 2 local worker processes (start-up included and shown apart).
@@ -156,13 +156,8 @@ def run_duckdb(data: dict[str, gpd.GeoDataFrame]) -> tuple[pd.DataFrame, float, 
 
 def main() -> None:
     from georeview.load import load_layers
-    from georeview.pipeline.screen import (
-        build_context,
-        largest_label,
-        overlap_areas,
-        run_screen,
-        screen_frame,
-    )
+    from georeview.measure.overlay import largest_label, overlap_areas
+    from georeview.pipeline.screen import build_context, run_screen, screen_frame
 
     rng = np.random.default_rng(2024)
     t = time.perf_counter()

@@ -19,18 +19,16 @@ from _build import cambridge_layers as write_cambridge_layers
 from georeview.errors import ConfigError, OutputError
 from georeview.load import load_layers
 from georeview.measure.jurisdiction import locate
+from georeview.measure.overlay import overlap_areas, subdivide
 from georeview.pipeline.review import jurisdictions_for
 from georeview.pipeline.screen import (
     build_context,
-    judge_frame,
-    overlap_areas,
     parse_assume,
     parse_columns,
     run_screen,
     screen_frame,
-    subdivide,
 )
-from georeview.rules import judge, load_ordinance
+from georeview.rules import judge, judge_frame, load_ordinance
 
 SQFT_PER_SQM = 1 / 0.3048**2  # international foot, exact
 X0, Y0 = 500_000.0, 300_000.0
@@ -44,7 +42,7 @@ def test_overlap_areas_hand_worked_and_no_double_count() -> None:
         [shapely.box(0, 0, 10, 10), shapely.box(10, 0, 20, 10), shapely.box(100, 100, 110, 110)]
     )
     # two wetlands overlapping on 5 <= x <= 15, 5 <= y <= 10: their union is box(5, 0, 15, 10)
-    from georeview.pipeline.screen import dissolve_pieces
+    from georeview.measure.overlay import dissolve_pieces
 
     pieces = dissolve_pieces([shapely.box(5, 0, 15, 10), shapely.box(5, 5, 15, 10)])
     got = overlap_areas(parcels, pieces)
