@@ -535,6 +535,10 @@ _GEOM_NAMES = np.array(
 )
 
 
+#: Error of a parcel with a NaN or infinite coordinate.
+NONFINITE = "a coordinate is not a finite number (NaN or Infinity)"
+
+
 def prepare_geometries(geoms: Any, src_crs: Any, working_crs: Any) -> tuple[Any, Any, Any]:
     """Check, repair and reproject parcel geometries, all at once.
 
@@ -570,7 +574,7 @@ def prepare_geometries(geoms: Any, src_crs: Any, working_crs: Any) -> tuple[Any,
         if nonfinite.size:
             idx = cand[nonfinite]
             status[idx] = "error"
-            error[idx] = "a coordinate is not a finite number (NaN or Infinity)"
+            error[idx] = NONFINITE
     ok = status == "ok"
     out = np.full(n, None, dtype=object)
     out[ok] = geoms[ok]
@@ -924,6 +928,14 @@ def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
         **{c: spread(v, None, object) for c, v in cols.items()},
     }
     out = frame.copy()
+    if (error == NONFINITE).any():
+        # A geometry with NaN/Infinity cannot be written or drawn faithfully: its row
+        # keeps the attributes and the error, not the broken shape.
+        import geopandas as gpd
+
+        geo = out.geometry.to_numpy().copy()
+        geo[error == NONFINITE] = None
+        out = out.set_geometry(gpd.GeoSeries(geo, crs=frame.crs, index=frame.index))
     clash = [c for c in RESULT_COLUMNS if c in out.columns]
     if clash:
         out = out.rename(columns={c: f"in_{c}" for c in clash})
