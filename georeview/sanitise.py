@@ -90,9 +90,15 @@ def csv_cell(value: Any) -> Any:
 
     Numbers are left alone (``-3.5`` is a number, not a formula); text starting with
     ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a leading apostrophe, which
-    spreadsheets show as text.
+    spreadsheets show as text. Carriage returns become newlines, so the cell is quoted.
     """
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
+    if not isinstance(value, str):
+        return value
+    if "\r" in value:
+        # The csv module quotes a cell holding "\n" (the line terminator) but not a
+        # lone "\r", which readers take as a line break: the row would split in two.
+        value = value.replace("\r\n", "\n").replace("\r", "\n")
+    if value.startswith(_FORMULA_START):
         return "'" + value
     return value
 
@@ -105,9 +111,13 @@ def neutralise_formulas(table: pd.DataFrame) -> pd.DataFrame:
         if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
             continue
         text = s.astype("string")
-        hit = text.str.match(r"[=+\-@\t\r]").fillna(False).to_numpy(dtype=bool)
-        if hit.any():
+        cr = text.str.contains("\r", regex=False).fillna(False).to_numpy(dtype=bool)
+        if cr.any():
+            text = text.str.replace("\r\n", "\n", regex=False).str.replace("\r", "\n", regex=False)
+        hit = text.str.match(r"[=+\-@\t]").fillna(False).to_numpy(dtype=bool)
+        if hit.any() or cr.any():
             s = s.astype(object)
+            s[cr] = text[cr].astype(str)
             s[hit] = "'" + text[hit].astype(str)
             out[col] = s
     return out

@@ -315,7 +315,9 @@ def test_screen_bad_parcels_become_error_rows(
         warnings.simplefilter("ignore")  # shapely warns building a ring with NaN
         nan_ring = shapely.polygons([[X0, Y0], [X0 + 10, Y0], [np.nan, Y0 + 10], [X0, Y0]])
     q = tmp_path / "nan.gpkg"
-    gpd.GeoDataFrame({"PARCELID": ["good", "nan_vertex"]}, geometry=[SITE, nan_ring], crs=3071).to_file(q)
+    gpd.GeoDataFrame(
+        {"PARCELID": ["good", "nan_vertex"]}, geometry=[SITE, nan_ring], crs=3071
+    ).to_file(q)
     for src, bad in ((p, "two_point"), (q, "nan_vertex")):
         out = tmp_path / f"{src.stem}.csv"
         code, _, err = run("screen", src, "--layers", layers, "--out", out, capsys=capsys)
@@ -596,6 +598,26 @@ def test_pdf_sheet_text_is_never_mathtext(
     assert pdf.read_bytes().startswith(b"%PDF")
 
 
+def test_paths_gdal_would_change_are_refused(
+    tmp_path: Path, layers: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Found by test_fuzz.py: GDAL drops "\r" (and tab, newline) from a path, so a folder
+    named "\r" made it read the site file of the folder above, outside the submission."""
+    batch = tmp_path / "batch"
+    decoy = shapely.box(X0 + 500, Y0 + 500, X0 + 501, Y0 + 501)  # 1 m2, beside the folder
+    write_submission(batch, decoy, toml=TOML)
+    (batch / "submission.toml").unlink()  # the batch folder holds the decoy site only
+    sub = batch / "\r"
+    sub.mkdir()
+    (sub / "submission.toml").write_text(
+        TOML.replace("[activity]", 'site = "site.geojson"\n[activity]')
+    )
+    (sub / "site.geojson").write_text((batch / "site.geojson").read_text())  # Python sees it
+    code, _, err = run("review", sub, "--out", tmp_path / "out", "--layers", layers, capsys=capsys)
+    assert code == 2
+    assert "GDAL drops" in _one_clean_line(err)
+
+
 def test_csv_cells_cannot_be_formulas(
     tmp_path: Path, layers: Path, capsys: pytest.CaptureFixture
 ) -> None:
@@ -603,9 +625,14 @@ def test_csv_cells_cannot_be_formulas(
     screening CSV, where a spreadsheet runs them."""
     batch = tmp_path / "batch"
     write_submission(batch / '=HYPERLINK("http:__x","y")', SITE, toml=TOML)
+    # found by test_fuzz.py: a lone carriage return was written unquoted and split the row
+    # (and GDAL drops it from paths: that submission is refused, see the next test)
+    (batch / "\r").mkdir()
+    (batch / "\r" / "submission.toml").write_text(TOML)
     out = tmp_path / "out"
     code, _, err = run("review", batch, "--out", out, "--layers", layers, capsys=capsys)
-    assert code == 0, err
+    assert code == 2, err
+    assert [r["status"] for r in _rows(out / "summary.csv")] == ["error", "ok"]
     with open(out / "summary.csv", newline="") as fh:
         cells = [c for row in csv.reader(fh) for c in row]
     assert not any(c.startswith(("=", "+", "@")) for c in cells)

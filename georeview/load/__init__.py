@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,6 +173,7 @@ def _open_vector(
     """
     if not path.exists():
         raise DataSourceError("file not found", path=path, field=label)
+    check_gdal_path(path, label)
     _check_shapefile_parts(path, label)
     try:
         info = pyogrio.read_info(path, layer=layer)
@@ -225,6 +227,29 @@ class _quiet_warnings:  # noqa: N801 (used as a context manager)
         self._cm.__exit__(*exc)
         for w in self._caught:
             log.debug("%s: %s", self.path, w.message)
+
+
+#: Characters GDAL drops from a file path before opening it (measured with GDAL 3.x
+#: through pyogrio: "a/\r/site.geojson" opens "a/site.geojson"), so the file read
+#: would not be the one checked.
+_GDAL_STRIPPED = re.compile(r"[\t\n\v\f\r]")
+
+
+def check_gdal_path(path: Path, label: str | None) -> None:
+    """Refuse a path GDAL would read as another path (one holding a tab or line break).
+
+    Raises
+    ------
+    DataSourceError
+        Naming the file, when its path holds such a character.
+    """
+    if _GDAL_STRIPPED.search(str(path)):
+        raise DataSourceError(
+            "the path holds a tab or line break, which GDAL drops (it would read another"
+            " file); rename the file or folder",
+            path=repr(str(path)),
+            field=label,
+        )
 
 
 def _check_shapefile_parts(path: Path, label: str | None) -> None:
@@ -318,6 +343,7 @@ def _layer_names(path: Path, label: str | None = None) -> list[str]:
     """Names of the vector layers with geometry in a file (one for most formats)."""
     if not path.exists():
         return [None]  # type: ignore[list-item]  # _open_vector reports the missing file
+    check_gdal_path(path, label)
     _check_shapefile_parts(path, label)
     try:
         layers = pyogrio.list_layers(path)
@@ -754,6 +780,7 @@ def check_regular(path: Path, folder: Path | None, *, field: str | None = None) 
     """
     import stat
 
+    check_gdal_path(path, field)
     real = Path(os.path.realpath(path))
     if folder is not None and not real.is_relative_to(Path(os.path.realpath(folder))):
         raise DataSourceError(

@@ -443,7 +443,7 @@ def review_many(
                 done.get(name, ({}, None, err)) if sub is not None else ({}, None, err)
             )
             if error:
-                log.warning("%s: %s", name, error)
+                log.info("%s: %s", name, error)  # printed with the summary
             rows.append(
                 {
                     **dict.fromkeys(SUMMARY_COLUMNS, ""),
