@@ -508,8 +508,8 @@ def _zip_batch(tmp_path: Path, layers: Path, capsys, member: str, payload: bytes
     with zipfile.ZipFile(batch / "evil.zip", "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr(member, payload)
     out = tmp_path / "out"
-    # exit 2: the batch finished, but a submission became an error row (issue 15)
-    assert main(["review", str(batch), "--out", str(out), "--layers", str(layers)]) == 2
+    # exit 3: the batch finished, but a submission became an error row (issue 15)
+    assert main(["review", str(batch), "--out", str(out), "--layers", str(layers)]) == 3
     printed, err = capsys.readouterr()
     assert "1 errors" in printed
     assert err.startswith("georeview: error: 1 of 1 submissions could not be reviewed")

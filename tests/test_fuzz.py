@@ -8,8 +8,9 @@ coordinates, rings of one to six points, points and lines) and zip layouts (esca
 entries, a file and a folder of one name, duplicates, encrypted and Deflate64 flags).
 The command line runs in process and must:
 
-* exit 0 or 2, never anything else;
-* print nothing to stderr on 0, exactly one ``georeview: error:`` line on 2, and never a
+* exit 0, 2 (refused) or 3 (the batch finished with error rows), never anything else
+  (1 is an internal error: a bug);
+* print nothing to stderr on 0, exactly one ``georeview: error:`` line otherwise, and never a
   traceback or a raw Python warning;
 * write nothing outside ``--out`` and the scratch folder (every other file under the
   example's folder is unchanged, and the scratch folder is empty afterwards);
@@ -354,7 +355,7 @@ def _one_example(base: Path, ex: Path, batch_entries: list) -> None:
         _RECORD[0] = False
         tempfile.tempdir = old_tmp
     text = err.getvalue()
-    assert code in (0, 2), text
+    assert code in (0, 2, 3), text
     assert "Traceback" not in text
     assert "Warning" not in text
     if code == 0:

@@ -3,7 +3,8 @@ no number is wrong.
 
 Each test builds its inputs in a temp folder and runs the command line in process
 (:func:`georeview.cli.main`). Each was checked to fail on the code before issue 15
-(commit cba3f15): the failure it caught is in its docstring.
+(commit cba3f15): the failure it caught is in its docstring. A batch review or a
+screening that finishes with error rows exits 3 (``EXIT_SOME_FAILED``); a refusal exits 2.
 
 Geometry is hand-worked in EPSG:3071 (metres): a 100 m x 100 m site is
 100^2 / 0.3048^2 = 107,639.10 sq ft (international foot, exact).
@@ -27,10 +28,11 @@ import shapely
 from _build import write_dem, write_submission
 
 from georeview.cli import main
+from georeview.cli.options import EXIT_SOME_FAILED
 from georeview.errors import ConfigError
-from georeview.index import index_data
 from georeview.load import load_layers
-from georeview.review import find_layers_dir
+from georeview.pipeline.review import find_layers_dir
+from georeview.report.index import index_data
 
 X0, Y0 = 500_000.0, 300_000.0
 SITE = shapely.box(X0 + 500, Y0 + 500, X0 + 600, Y0 + 600)
@@ -321,7 +323,7 @@ def test_screen_bad_parcels_become_error_rows(
     for src, bad in ((p, "two_point"), (q, "nan_vertex")):
         out = tmp_path / f"{src.stem}.csv"
         code, _, err = run("screen", src, "--layers", layers, "--out", out, capsys=capsys)
-        assert code == 2, err  # finished, but some records failed
+        assert code == EXIT_SOME_FAILED, err  # finished, but some records failed
         assert "1 of" in _one_clean_line(err)
         table = pd.read_csv(out)
         by = dict(zip(table["parcel_id"], table["status"], strict=True))
@@ -393,7 +395,7 @@ def test_batch_odd_zips_and_toml_become_error_rows(
     _odd(kind, batch, tmp_path)
     out = tmp_path / "out"
     code, _, err = run("review", batch, "--out", out, "--layers", layers, capsys=capsys)
-    assert code == 2
+    assert code == EXIT_SOME_FAILED
     assert "1 of 2 submissions could not be reviewed" in _one_clean_line(err)
     by = {r["source"]: r for r in _rows(out / "summary.csv")}
     assert by["fine"]["status"] == "ok"
@@ -631,7 +633,7 @@ def test_csv_cells_cannot_be_formulas(
     (batch / "\r" / "submission.toml").write_text(TOML)
     out = tmp_path / "out"
     code, _, err = run("review", batch, "--out", out, "--layers", layers, capsys=capsys)
-    assert code == 2, err
+    assert code == EXIT_SOME_FAILED, err
     assert [r["status"] for r in _rows(out / "summary.csv")] == ["error", "ok"]
     with open(out / "summary.csv", newline="") as fh:
         cells = [c for row in csv.reader(fh) for c in row]
