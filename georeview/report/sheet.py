@@ -257,7 +257,7 @@ def _of_type(gdf: gpd.GeoDataFrame | None, polygons: bool) -> np.ndarray:
 def _literal_text(func: Any) -> Any:
     r"""Run ``func`` with every matplotlib text literal, never markup.
 
-    Applicant text such as ``"$x^2$"`` or ``"$\\frac{$"`` would otherwise be typeset
+    Applicant text such as ``"$x^2$"`` or ``"$\frac{$"`` would otherwise be typeset
     as mathtext (or fail to parse and stop the sheet). Text objects read
     ``text.parse_math`` when they are created, so the whole drawing runs under it.
     """
