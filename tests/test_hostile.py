@@ -152,6 +152,24 @@ def test_control_character_names_never_become_links(
     assert "javascript:alert(1)/report.html" not in page
 
 
+def test_a_linked_submission_folder_is_an_error_row_not_lost(
+    tmp_path: Path, layers: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Added beyond the issue: a batch entry that is a link to a submission folder elsewhere
+    is not followed, and is listed as an error row rather than dropped."""
+    elsewhere = write_submission(tmp_path / "elsewhere" / "sub", SITE, toml=TOML)
+    batch = tmp_path / "batch"
+    write_submission(batch / "fine", SITE, toml=TOML)
+    os.symlink(elsewhere, batch / "linked", target_is_directory=True)
+    out = tmp_path / "out"
+    code, _, err = run("review", batch, "--out", out, "--layers", layers, capsys=capsys)
+    assert code == EXIT_SOME_FAILED, err
+    by = {r["source"]: r for r in _rows(out / "summary.csv")}
+    assert by["fine"]["status"] == "ok"
+    assert by["linked"]["status"] == "error"
+    assert "symbolic link" in by["linked"]["error"]
+
+
 def test_layers_are_never_taken_from_the_submission(
     tmp_path: Path, layers: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -285,7 +285,11 @@ def _find_submissions(folder: Path, scratch: Path) -> list[tuple[str, str, Path 
 
 def _entry_submissions(entry: Path, scratch: Path) -> list[tuple[str, str, Path | None, str]]:
     """The submissions of one batch entry (a submission folder or a zip file)."""
-    if entry.is_dir() and not entry.is_symlink() and (entry / "submission.toml").exists():
+    if entry.is_dir() and (entry / "submission.toml").exists():
+        if entry.is_symlink():
+            # Not followed: a link could make the batch read a folder elsewhere. Listed
+            # as an error row so the submission is not silently lost.
+            return [(entry.name, entry.name, None, "is a symbolic link; not followed")]
         return [(entry.name, entry.name, entry, "")]
     if not (entry.is_file() and entry.suffix.lower() == ".zip"):
         return []
