@@ -77,9 +77,8 @@ def screen(
     """
     from georeview.pipeline.screen import build_context, parse_assume, screen_frame
 
-    if not hasattr(layers, "config"):
-        layers = load_layers(layers)  # type: ignore[arg-type]
-    ctx = build_context(layers, parse_assume(assume), columns)
+    loaded = layers if not isinstance(layers, (str, Path)) else load_layers(layers)
+    ctx = build_context(loaded, parse_assume(assume), columns)
     return screen_frame(parcels, ctx)
 
 

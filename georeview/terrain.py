@@ -949,6 +949,13 @@ def contours_ft(
     if not (interval_ft > 0 and math.isfinite(interval_ft)):
         raise InputError(f"the contour interval must be positive, got {interval_ft}")
     win = read_dem_window(dem_path, vertical_units, area, area_crs, margin=1)
+    if min(win.elev.shape) < 2:
+        # A contour needs a 2 x 2 block of cells (a 1-pixel DEM has none).
+        raise CoverageError(
+            f"the DEM window around the area is {win.elev.shape[0]} x {win.elev.shape[1]}"
+            " cells; contours need at least 2 x 2",
+            path=dem_path,
+        )
     z_ft = win.elev.astype(np.float64) * (win.v_m_per_unit / M_PER_FT)
     finite = np.isfinite(z_ft)
     zmin, zmax = float(np.nanmin(z_ft)), float(np.nanmax(z_ft))

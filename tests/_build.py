@@ -117,6 +117,7 @@ def cambridge_layers(folder: Path, *, resources: bool = True) -> Path:
     text = (
         'municipality = "deerfield"  # Deerfield rules as a stand-in\n'
         'village_name = "Cambridge"\n'
+        "trusted = true  # the layer files are the shared data, outside this folder\n"
         'working_crs = "EPSG:26986"  # NAD83 Massachusetts Mainland, metres\n'
         f'[boundary]\npath = "{CAMBRIDGE / "BOUNDARY_CityBoundary.geojson"}"\n'
     )

@@ -167,6 +167,7 @@ def _layers(folder: Path, data: dict[str, Path], dem: str | None = None, units: 
     folder.mkdir(parents=True, exist_ok=True)
     text = (
         'municipality = "deerfield"\nvillage_name = "Village of Testville"\n'
+        "trusted = true\n"  # the layer files are shared by the fixtures, outside the folder
         f'[boundary]\npath = "{data["boundary"]}"\n'
     )
     if dem is not None:
@@ -507,9 +508,11 @@ def _zip_batch(tmp_path: Path, layers: Path, capsys, member: str, payload: bytes
     with zipfile.ZipFile(batch / "evil.zip", "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr(member, payload)
     out = tmp_path / "out"
-    assert main(["review", str(batch), "--out", str(out), "--layers", str(layers)]) == 0
-    printed = capsys.readouterr().out
+    # exit 3: the batch finished, but a submission became an error row (issue 15)
+    assert main(["review", str(batch), "--out", str(out), "--layers", str(layers)]) == 3
+    printed, err = capsys.readouterr()
     assert "1 errors" in printed
+    assert err.startswith("georeview: error: 1 of 1 submissions could not be reviewed")
     import csv
 
     with open(out / "summary.csv", newline="") as fh:

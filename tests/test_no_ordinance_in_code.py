@@ -17,7 +17,7 @@ from pathlib import Path
 import georeview
 
 PACKAGE = Path(georeview.__file__).parent
-SECTION = re.compile(r"§|\b(?:17|31)\.\d{2}\b")
+SECTION = re.compile(r"§\s?\d|\b(?:17|31)\.\d{2}\b")
 #: Values of the ordinances' parameters (trace length, steep threshold, settling rate, basin
 #: depth and fence, contour interval, extraterritorial reaches, larger-site acres).
 PARAMETER_VALUES = {1320.0, 20.0, 1500.0, 3.0, 4.0, 5.0, 1.5}

@@ -15,10 +15,12 @@ import sys
 from collections.abc import Sequence
 
 from georeview import __version__
-from georeview.cli.options import EXIT_BAD_INPUT, EXIT_OK, common_parser
+from georeview.cli.options import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, common_parser
 from georeview.errors import GeoReviewError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
+
+log = logging.getLogger("georeview")
 
 #: Subcommand -> (module under georeview.cli, help).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -71,10 +73,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     )
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    # Library warnings (shapely on a NaN coordinate, GDAL on an unclosed ring) are not
+    # for the reader: what they point at is refused or reported on its own. They go to
+    # the log, shown with -vv only.
+    logging.captureWarnings(True)
+    pyw = logging.getLogger("py.warnings")
+    pyw_level = pyw.level
+    pyw.setLevel(logging.DEBUG if args.verbose > 1 else logging.CRITICAL)
     try:
         return int(args.func(args))
     except GeoReviewError as exc:
         print(f"georeview: error: {exc.one_line()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except RecursionError:
+        print("georeview: error: input nested too deeply to read", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("georeview: interrupted", file=sys.stderr)
@@ -83,3 +95,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader (e.g. `| head`) went away: stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except Exception as exc:
+        # A bug, not bad input: one line (the traceback with -v), never a raw dump.
+        log.info("internal error", exc_info=True)
+        text = " ".join(str(exc).split())[:200]
+        print(
+            f"georeview: internal error: {type(exc).__name__}: {text} (please report it;"
+            " -v shows the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+    finally:
+        logging.captureWarnings(False)
+        pyw.setLevel(pyw_level)

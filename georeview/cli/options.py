@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "common_parser"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_SOME_FAILED", "common_parser"]
 
 #: The work ran (whatever it found).
 EXIT_OK = 0
 #: The input is unusable: one line on stderr names the file and the field.
 EXIT_BAD_INPUT = 2
+#: A batch or screening ran, but some records became error rows (every output is
+#: written; one line on stderr says how many failed).
+EXIT_SOME_FAILED = 3
+#: A bug in georeview (an exception that is not a GeoReviewError): one line on stderr,
+#: the traceback only with -v.
+EXIT_INTERNAL = 1
 
 
 def common_parser() -> argparse.ArgumentParser:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from georeview.cli.options import EXIT_OK
+from georeview.cli.options import EXIT_OK, EXIT_SOME_FAILED
 from georeview.errors import OutputError
 
 __all__ = ["add_arguments", "main"]
@@ -53,6 +54,15 @@ def main(args: argparse.Namespace) -> int:
             for r in res.rows:
                 if r["status"] == "error":
                     print(f"  error: {r.get('name')}: {r.get('error')}")
+        if res.n_error:
+            # Every other submission was reviewed and written; the exit code still says
+            # that the batch is not complete, so a script cannot take it for success.
+            print(
+                f"georeview: error: {res.n_error} of {len(res.rows)} submissions could not be"
+                f" reviewed (error rows in {res.summary_csv})",
+                file=sys.stderr,
+            )
+            return EXIT_SOME_FAILED
         return EXIT_OK
     if (out / "report.json").exists() and not args.overwrite:
         raise OutputError("report.json exists; pass --overwrite to replace it", path=out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from georeview.cli.options import EXIT_OK, EXIT_SOME_FAILED
 from georeview.pipeline.screen import PARTITION_SIZE, parse_columns, run_screen
 
 __all__ = ["add_arguments", "main"]
@@ -76,4 +77,13 @@ def main(args: argparse.Namespace) -> int:
         summary = run_screen(args.parcels, args.layers, args.out, **kw)
     if not quiet:
         print("\n".join(summary.lines()))
-    return 0
+    n_bad = summary.counts.get("status", {}).get("error", 0)
+    if n_bad:
+        # The output is complete (error rows included); the exit code says it has errors.
+        print(
+            f"georeview: error: {n_bad:,} of {summary.rows:,} parcels could not be screened"
+            f" (status = error in {summary.out})",
+            file=sys.stderr,
+        )
+        return EXIT_SOME_FAILED
+    return EXIT_OK

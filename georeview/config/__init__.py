@@ -48,6 +48,12 @@ MAX_SCALE_FT_PER_INCH = 10_000.0
 #: A 1,000 ft contour interval.
 MAX_CONTOUR_INTERVAL_FT = 1_000.0
 
+#: Dates a submission may give: a construction permit from 1900 to 2200. Python's date
+#: runs from year 1 to 9999, and a deadline added to 9999-12-31 overflows.
+MIN_DATE = dt.date(1900, 1, 1)
+MAX_DATE = dt.date(2200, 12, 31)
+
+Date = Annotated[dt.date, Field(ge=MIN_DATE, le=MAX_DATE)]
 Cubic = Annotated[float, Field(ge=0, le=MAX_FILL_CUBIC_YARDS)]
 Feet = Annotated[float, Field(ge=0, le=MAX_PIPE_LENGTH_FT)]
 Lots = Annotated[int, Field(ge=0, le=MAX_LOTS)]
@@ -114,10 +120,12 @@ class StrictModel(BaseModel):
     """Base for every schema: unknown keys refused, values frozen, no type coercion.
 
     Strict mode refuses ``"4000"`` for a number and ``"yes"`` or ``1`` for a boolean,
-    while still taking the integer ``4000`` where a float is expected.
+    while still taking the integer ``4000`` where a float is expected. TOML's ``inf``
+    and ``nan`` are refused in every float field (``allow_inf_nan=False``): no
+    measure, fee or deadline can be computed from them.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class Activity(StrictModel):
@@ -140,8 +148,8 @@ class Activity(StrictModel):
     part_of_common_plan: bool | None = None
     #: A channel originates in the disturbed area (Deerfield 31.06(3)(B): basins on any site).
     channel_originates_in_disturbed_area: bool | None = None
-    start_date: dt.date | None = None
-    end_date: dt.date | None = None
+    start_date: Date | None = None
+    end_date: Date | None = None
     #: Length of the building permit, days (Somers 17.09(G): the longer term wins).
     building_permit_days: Days | None = None
     #: Estimated cost of all required control measures, dollars (Deerfield 31.12(2)(A)).
@@ -185,7 +193,7 @@ class Submission(StrictModel):
     applicant_address: str | None = None
     description: str | None = None
     #: Date the complete application was received (starts the review clock).
-    application_date: dt.date | None = None
+    application_date: Date | None = None
     activity: Activity = Activity()
     site_map: SiteMap = SiteMap()
     #: Sections filled by later stages (engineering, plan completeness); kept as
@@ -256,6 +264,9 @@ class LayersConfig(StrictModel):
     soils: SoilsSpec | None = None
     roads: LayerSpec | None = None
     notes: str | None = None
+    #: Allow layer paths outside the layers folder (absolute, ``../``). Off by default:
+    #: a layers folder is self-contained unless the Village says otherwise.
+    trusted: bool = False
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -275,12 +286,25 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise DataSourceError("file not found", path=path) from None
     except OSError as exc:
         raise DataSourceError(f"cannot read file ({exc.strerror})", path=path) from None
+    return parse_toml_bytes(raw, path)
+
+
+def parse_toml_bytes(raw: bytes, path: Path) -> dict[str, Any]:
+    """Parse TOML bytes read from ``path`` (errors name the file).
+
+    Raises
+    ------
+    ConfigError
+        Not UTF-8, invalid TOML, or nested so deeply the parser runs out of stack.
+    """
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(f"not UTF-8 text (byte {exc.start})", path=path) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", path=path) from None
+    except RecursionError:
+        raise ConfigError("invalid TOML: arrays or tables nested too deeply", path=path) from None
 
 
 @functools.cache
@@ -333,21 +357,43 @@ def parse_model(model: type[BaseModel], data: dict[str, Any], path: Path) -> Any
         raise ConfigError(msg, path=path, field=field or None) from None
 
 
-def load_submission_config(path: Path) -> Submission:
-    """Read and validate a ``submission.toml`` (refused above ``Limits.max_toml_bytes``)."""
+def load_submission_config(path: Path, *, folder: Path | None = None) -> Submission:
+    """Read and validate a ``submission.toml`` (refused above ``Limits.max_toml_bytes``).
+
+    The file is opened once, without blocking and without following a final link
+    out of ``folder`` (default: the file's own folder); it must be a regular file,
+    and its size is taken from the open file, so what is checked is what is read.
+    """
+    import stat
+
     path = Path(path)
+    folder = path.parent if folder is None else Path(folder)
     limit = limits().max_toml_bytes
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(Path(os.path.realpath(folder))):
+        raise DataSourceError("is a link that points outside the submission folder", path=path)
     try:
-        size = path.stat().st_size
-    except OSError:
-        size = 0  # read_toml reports the missing or unreadable file
-    if size > limit:
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise DataSourceError("file not found", path=path) from None
+    except OSError as exc:
+        raise DataSourceError(f"cannot read file ({exc.strerror})", path=path) from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise DataSourceError("is not a regular file", path=path)
+        if st.st_size > limit:
+            raise LimitError(
+                f"{st.st_size:,} bytes exceed the limit of {limit:,} bytes for a TOML file"
+                " (GEOREVIEW_MAX_TOML_BYTES)",
+                path=path,
+            )
+        raw = fh.read(limit + 1)
+    if len(raw) > limit:  # grew while being read
         raise LimitError(
-            f"{size:,} bytes exceed the limit of {limit:,} bytes for a TOML file"
-            " (GEOREVIEW_MAX_TOML_BYTES)",
-            path=path,
+            f"more than {limit:,} bytes for a TOML file (GEOREVIEW_MAX_TOML_BYTES)", path=path
         )
-    return parse_model(Submission, read_toml(path), path)
+    return parse_model(Submission, parse_toml_bytes(raw, path), path)
 
 
 def load_layers_config(path: Path) -> LayersConfig:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from georeview.units import sqft_to_acres
+from georeview.units import SQFT_PER_ACRE
 
 __all__ = ["MEASURED", "activity_columns", "facts_frame", "record_of", "site_map_columns"]
 
@@ -145,7 +145,7 @@ def facts_frame(
     """
     cols: dict[str, Any] = {k: _column(measured[k], n) for k in MEASURED if k in measured}
     disturbed = np.asarray(cols.get("disturbed_area_sqft", np.full(n, np.nan)), dtype=float)
-    cols["disturbed_area_acres"] = sqft_to_acres(disturbed)
+    cols["disturbed_area_acres"] = disturbed / SQFT_PER_ACRE
     cols.update(activity)
     cols["disturbed_at_once_acres"] = np.asarray(
         cols.get("activity.max_disturbed_at_once_acres", np.full(n, np.nan)), dtype=float

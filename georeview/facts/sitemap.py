@@ -51,7 +51,7 @@ import shapely
 
 from georeview.config import SITE_MAP_FEATURES
 from georeview.errors import ConfigError, GeometryError, InputError
-from georeview.load import VECTOR_SUFFIXES, read_layer, submission_file
+from georeview.load import VECTOR_SUFFIXES, read_submission_layer, submission_file
 from georeview.units import M_PER_FT
 
 if TYPE_CHECKING:
@@ -249,7 +249,7 @@ def sitemap_layers(folder: Path, working_crs: CRS) -> dict[str, gpd.GeoDataFrame
             )
         if name in out:
             raise ConfigError(f"two layers for {name!r}", path=p)
-        gdf = read_layer(p, working_crs, label=f"{SITEMAP_DIR}/{name}")
+        gdf = read_submission_layer(p, working_crs, folder=folder, label=f"{SITEMAP_DIR}/{name}")
         if gdf.empty:
             raise GeometryError("contains no features", path=p)
         out[name] = gdf
@@ -343,7 +343,9 @@ def sitemap_facts(
     if contour_path is not None:
         from georeview.terrain import measure_contour_interval_ft
 
-        gdf = read_layer(contour_path, working_crs, label="site_map.contours")
+        gdf = read_submission_layer(
+            contour_path, working_crs, folder=folder, label="site_map.contours"
+        )
         fld = contour_field(gdf, sm.contour_field, contour_path)
         try:
             measured = measure_contour_interval_ft(gdf, fld)
@@ -364,7 +366,9 @@ def sitemap_facts(
 
     if sm.grid_layer:
         grid_path = submission_file(folder, sm.grid_layer, "site_map.grid_layer")
-        grid = read_layer(grid_path, working_crs, label="site_map.grid_layer")
+        grid = read_submission_layer(
+            grid_path, working_crs, folder=folder, label="site_map.grid_layer"
+        )
         if grid.empty:
             raise GeometryError("contains no features", path=grid_path)
         covers = _grid_covers(grid, site, tol=M_PER_FT / _unit_m(working_crs))

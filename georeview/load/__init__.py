@@ -10,6 +10,8 @@ the file and, where it has one, the field.
 from __future__ import annotations
 
 import logging
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +33,7 @@ from georeview.config import (
     load_layers_config,
     load_submission_config,
 )
-from georeview.errors import CRSError, DataSourceError, GeometryError, LimitError
+from georeview.errors import ConfigError, CRSError, DataSourceError, GeometryError, LimitError
 
 log = logging.getLogger(__name__)
 
@@ -98,8 +100,9 @@ class Layers:
         return to_crs(self.config.working_crs, path=self.folder / "layers.toml")
 
     def spec(self, name: str) -> LayerSpec | None:
-        """Return the layers.toml table for ``name`` (``None`` when absent)."""
-        return getattr(self.config, name, None)
+        """Return the layers.toml table for ``name`` (``None`` when absent or not a layer)."""
+        spec = getattr(self.config, name, None)
+        return spec if isinstance(spec, LayerSpec) else None
 
     def path(self, name: str) -> Path | None:
         """Return the file of layer ``name`` (``None`` when layers.toml has none)."""
@@ -170,6 +173,7 @@ def _open_vector(
     """
     if not path.exists():
         raise DataSourceError("file not found", path=path, field=label)
+    check_gdal_path(path, label)
     _check_shapefile_parts(path, label)
     try:
         info = pyogrio.read_info(path, layer=layer)
@@ -194,10 +198,58 @@ def _open_vector(
     if bbox is not None and bbox_crs is not None:
         read_bbox = _bbox_into(bbox, bbox_crs, info["crs"], path)
     try:
-        gdf = pyogrio.read_dataframe(path, layer=layer, bbox=read_bbox)
+        with _quiet_warnings(path):
+            gdf = pyogrio.read_dataframe(path, layer=layer, bbox=read_bbox)
     except Exception as exc:
         raise _driver_error(exc, "cannot read features", path, label) from None
     return gdf
+
+
+class _quiet_warnings:  # noqa: N801 (used as a context manager)
+    """Turn GDAL/shapely warnings while reading into debug log lines, not stderr noise.
+
+    A NaN coordinate or an unclosed ring makes shapely and pyogrio warn; what is wrong
+    is then refused (or repaired and reported) by the checks after the read, so the raw
+    Python warning would only repeat it, badly.
+    """
+
+    def __init__(self, path: object):
+        self.path = path
+
+    def __enter__(self) -> None:
+        import warnings
+
+        self._cm = warnings.catch_warnings(record=True)
+        self._caught = self._cm.__enter__()
+        warnings.simplefilter("always")
+
+    def __exit__(self, *exc: object) -> None:
+        self._cm.__exit__(*exc)
+        for w in self._caught:
+            log.debug("%s: %s", self.path, w.message)
+
+
+#: Characters GDAL drops from a file path before opening it (measured with GDAL 3.x
+#: through pyogrio: "a/\r/site.geojson" opens "a/site.geojson"), so the file read
+#: would not be the one checked.
+_GDAL_STRIPPED = re.compile(r"[\t\n\v\f\r]")
+
+
+def check_gdal_path(path: Path, label: str | None) -> None:
+    """Refuse a path GDAL would read as another path (one holding a tab or line break).
+
+    Raises
+    ------
+    DataSourceError
+        Naming the file, when its path holds such a character.
+    """
+    if _GDAL_STRIPPED.search(str(path)):
+        raise DataSourceError(
+            "the path holds a tab or line break, which GDAL drops (it would read another"
+            " file); rename the file or folder",
+            path=repr(str(path)),
+            field=label,
+        )
 
 
 def _check_shapefile_parts(path: Path, label: str | None) -> None:
@@ -211,6 +263,53 @@ def _check_shapefile_parts(path: Path, label: str | None) -> None:
                 path=path,
                 field=label,
             )
+
+
+def check_shapefile_counts(path: Path, label: str | None) -> None:
+    """Refuse a shapefile whose .shp, .shx and .dbf do not hold the same number of records.
+
+    GDAL reads such a file without complaint, pairing shapes with attribute rows up to
+    the shorter part and dropping the rest: a site read as a third of itself. The
+    counts come from the headers (ESRI Shapefile Technical Description, 1998: the
+    .shx is a 100-byte header and 8 bytes per record; dBASE: record count at byte 4).
+    """
+    if path.suffix.lower() != ".shp":
+        return
+    shx = _sidecar(path, ".shx")
+    dbf = _sidecar(path, ".dbf")
+    if shx is None or dbf is None:
+        return
+    try:
+        shp_words = int.from_bytes(path.read_bytes()[24:28], "big") if path.stat().st_size else 0
+        shp_size = path.stat().st_size
+        shx_size = shx.stat().st_size
+        with open(dbf, "rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise DataSourceError(f"cannot read ({exc.strerror})", path=path, field=label) from None
+    n_shx = (shx_size - 100) // 8
+    n_dbf = int.from_bytes(head[4:8], "little") if len(head) == 8 else -1
+    if shp_words * 2 != shp_size:
+        raise DataSourceError(
+            f"the .shp header says {shp_words * 2:,} bytes but the file has {shp_size:,}"
+            " (truncated or damaged): export the shapefile again",
+            path=path,
+            field=label,
+        )
+    if n_shx != n_dbf:
+        raise DataSourceError(
+            f"the .shp/.shx hold {n_shx:,} shapes but the .dbf holds {n_dbf:,} attribute"
+            " records: the parts do not belong together; export the shapefile again",
+            path=path,
+            field=label,
+        )
+
+
+def _sidecar(path: Path, side: str) -> Path | None:
+    for cand in (path.with_suffix(side), path.with_suffix(side.upper())):
+        if cand.exists():
+            return cand
+    return None
 
 
 def _driver_error(exc: Exception, what: str, path: Path, label: str | None) -> DataSourceError:
@@ -244,6 +343,7 @@ def _layer_names(path: Path, label: str | None = None) -> list[str]:
     """Names of the vector layers with geometry in a file (one for most formats)."""
     if not path.exists():
         return [None]  # type: ignore[list-item]  # _open_vector reports the missing file
+    check_gdal_path(path, label)
     _check_shapefile_parts(path, label)
     try:
         layers = pyogrio.list_layers(path)
@@ -297,8 +397,67 @@ def read_layer(
     return gdf.to_crs(working_crs)
 
 
+def read_submission_layer(
+    path: Path, working_crs: CRS, *, folder: Path, label: str
+) -> gpd.GeoDataFrame:
+    """Read one of a submission's other layers (``sitemap/``, contours, grid), strictly.
+
+    The same limits and checks as the site file: a regular file inside the
+    submission (shapefile parts too), the upload size and feature limits, matching
+    shapefile record counts, one layer, finite coordinates. Invalid geometries are
+    repaired with make_valid (these layers are counted and measured, not reported).
+    """
+    path = Path(path)
+    lim = limits()
+    if path.suffix.lower() not in VECTOR_SUFFIXES:
+        raise DataSourceError(
+            f"unsupported format {path.suffix!r}; use GeoJSON, shapefile or GeoPackage",
+            path=path,
+            field=label,
+        )
+    check_regular(path, folder, field=label)
+    _check_upload_size(path, lim.max_upload_bytes, label, folder)
+    check_shapefile_counts(path, label)
+    names = _layer_names(path, label)
+    if len(names) > 1:
+        raise DataSourceError(
+            f"has {len(names)} layers ({', '.join(names)}); a submission file must hold one",
+            path=path,
+            field=label,
+        )
+    gdf = _open_vector(
+        path, layer=None, bbox=None, label=label, max_features=lim.max_submission_features
+    )
+    gdf = gdf[~(gdf.geometry.isna() | gdf.geometry.is_empty)]
+    coords, owner = shapely.get_coordinates(gdf.geometry.values, include_z=False, return_index=True)
+    bad = owner[~np.isfinite(coords).all(axis=1)]
+    if bad.size:
+        raise GeometryError(
+            f"feature {int(bad[0])} has a coordinate that is not a finite number (NaN or"
+            " Infinity)",
+            path=path,
+            field=label,
+        )
+    invalid = ~gdf.geometry.is_valid
+    if invalid.any():
+        gdf = gdf.set_geometry(gdf.geometry.make_valid())
+    out = gdf.to_crs(working_crs)
+    if len(out) and not np.isfinite(out.total_bounds).all():
+        raise CRSError(
+            "coordinates do not transform to the working CRS (is the declared CRS right?)",
+            path=path,
+            field=label,
+        )
+    return out
+
+
 def read_polygons(
-    path: Path, working_crs: CRS, *, field: str, max_features: int | None = None
+    path: Path,
+    working_crs: CRS,
+    *,
+    field: str,
+    max_features: int | None = None,
+    folder: Path | None = None,
 ) -> tuple[gpd.GeoDataFrame, tuple[Repair, ...]]:
     """Read a submission's polygon file (site or disturbance), strictly.
 
@@ -313,6 +472,9 @@ def read_polygons(
     max_features : int, optional
         Refuse files with more features than this (default
         ``limits().max_submission_features``).
+    folder : Path, optional
+        The submission folder: the file and every shapefile part must be regular
+        files inside it once links are resolved.
 
     Returns
     -------
@@ -339,7 +501,8 @@ def read_polygons(
             path=path,
             field=field,
         )
-    _check_upload_size(path, lim.max_upload_bytes, field)
+    _check_upload_size(path, lim.max_upload_bytes, field, folder)
+    check_shapefile_counts(path, field)
     names = _layer_names(path, field)
     if len(names) > 1:
         raise DataSourceError(
@@ -362,6 +525,15 @@ def read_polygons(
         i = int(not_poly[0])
         raise GeometryError(
             f"feature {i} is a {geoms[i].geom_type}, but a polygon is needed",
+            path=path,
+            field=field,
+        )
+    coords, owner = shapely.get_coordinates(geoms, include_z=False, return_index=True)
+    bad = owner[~np.isfinite(coords).all(axis=1)]
+    if bad.size:
+        raise GeometryError(
+            f"feature {int(bad[0])} has a coordinate that is not a finite number (NaN or"
+            " Infinity)",
             path=path,
             field=field,
         )
@@ -392,14 +564,23 @@ def read_polygons(
     return out, tuple(repairs)
 
 
-def _check_upload_size(path: Path, max_bytes: int, field: str) -> None:
-    """Refuse a submission file (with its shapefile sidecars) larger than ``max_bytes``."""
+def _check_upload_size(
+    path: Path, max_bytes: int, field: str, folder: Path | None = None
+) -> None:
+    """Refuse a submission file (with its shapefile sidecars) larger than ``max_bytes``.
+
+    With ``folder``, every part must also be a regular file inside it (a sidecar that
+    is a link out of the submission or a FIFO is refused before GDAL opens it).
+    """
     if path.suffix.lower() == ".shp":
         parts = [
             p for p in path.parent.glob(path.stem + ".*") if p.suffix.lower() in _SHAPEFILE_PARTS
         ]
     else:
         parts = [path]
+    if folder is not None:
+        for p in parts:
+            check_regular(p, folder, field=field)
     size = sum(p.stat().st_size for p in parts if p.is_file())
     if size > max_bytes:
         raise LimitError(
@@ -495,9 +676,21 @@ def load_layers(folder: Path) -> Layers:
     toml_path = folder / "layers.toml"
     cfg = load_layers_config(toml_path)
     to_crs(cfg.working_crs, path=toml_path)
+    root = folder.resolve()
     for name in type(cfg).model_fields:
         spec = getattr(cfg, name)
-        if isinstance(spec, LayerSpec) and not (folder / spec.path).exists():
+        if not isinstance(spec, LayerSpec):
+            continue
+        # Layer paths stay inside the layers folder: a layers.toml copied from
+        # elsewhere (or planted) must not read files the Village did not put there.
+        if not cfg.trusted and not (folder / spec.path).resolve().is_relative_to(root):
+            raise ConfigError(
+                f"{spec.path!r} is outside the layers folder; keep layer files inside it,"
+                " or set trusted = true in layers.toml to allow paths elsewhere",
+                path=toml_path,
+                field=f"{name}.path",
+            )
+        if not (folder / spec.path).exists():
             raise DataSourceError(
                 f"layer file {spec.path!r} not found", path=toml_path, field=f"{name}.path"
             )
@@ -518,12 +711,17 @@ def load_submission(folder: Path, working_crs: CRS | str = "EPSG:3071") -> Loade
     if not folder.is_dir():
         raise DataSourceError("submission folder not found", path=folder)
     toml_path = folder / "submission.toml"
-    cfg = load_submission_config(toml_path)
+    cfg = load_submission_config(toml_path, folder=folder)
     crs = to_crs(working_crs)
-    site, rep1 = read_polygons(submission_file(folder, cfg.site, "site"), crs, field="site")
+    site, rep1 = read_polygons(
+        submission_file(folder, cfg.site, "site"), crs, field="site", folder=folder
+    )
     if cfg.disturbance:
         dist, rep2 = read_polygons(
-            submission_file(folder, cfg.disturbance, "disturbance"), crs, field="disturbance"
+            submission_file(folder, cfg.disturbance, "disturbance"),
+            crs,
+            field="disturbance",
+            folder=folder,
         )
         declared = True
     else:
@@ -542,25 +740,68 @@ def submission_file(folder: Path, name: str, field: str) -> Path:
     """Resolve a file named in submission.toml, refusing paths that leave the folder.
 
     Submissions are untrusted (SECURITY.md): ``../``, absolute paths and symbolic
-    links out of the folder are refused, naming the submission.toml field.
+    links out of the folder are refused, naming the submission.toml field, and so is
+    anything that is not a regular file (a FIFO would hang the reader, a device
+    would read forever).
 
     Raises
     ------
     DataSourceError
-        When the path leaves the folder or the file does not exist.
+        When the path leaves the folder, does not exist or is not a regular file.
     """
     folder = Path(folder)
+    toml = folder / "submission.toml"
+    if "\x00" in name:
+        raise DataSourceError(f"{name!r} is not a file name", path=toml, field=field)
     path = (folder / name).resolve()
     if not path.is_relative_to(folder.resolve()):
         raise DataSourceError(
-            f"{name!r} points outside the submission folder",
-            path=folder / "submission.toml",
-            field=field,
+            f"{name!r} points outside the submission folder", path=toml, field=field
         )
-    if not path.is_file():
+    if not path.exists():
         raise DataSourceError(
-            f"file {name!r} named in submission.toml not found",
-            path=folder / "submission.toml",
+            f"file {name!r} named in submission.toml not found", path=toml, field=field
+        )
+    check_regular(path, folder, field=field)
+    return path
+
+
+def check_regular(path: Path, folder: Path | None, *, field: str | None = None) -> None:
+    """Refuse ``path`` unless it is a regular file inside ``folder`` once links are resolved.
+
+    Called before a submission's file (or a shapefile's sidecar) is opened: a symbolic
+    link out of the submission, a FIFO (opening it blocks for ever) or a device is
+    refused with the file named.
+
+    Raises
+    ------
+    DataSourceError
+        When it is not a regular file, or it resolves outside ``folder``.
+    """
+    import stat
+
+    check_gdal_path(path, field)
+    real = Path(os.path.realpath(path))
+    if folder is not None and not real.is_relative_to(Path(os.path.realpath(folder))):
+        raise DataSourceError(
+            "is a link that points outside the submission folder", path=path, field=field
+        )
+    try:
+        mode = os.stat(real).st_mode
+    except OSError as exc:
+        raise DataSourceError(f"cannot read ({exc.strerror})", path=path, field=field) from None
+    if not stat.S_ISREG(mode):
+        kind = (
+            "a folder"
+            if stat.S_ISDIR(mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "not a regular file"
+        )
+        raise DataSourceError(
+            f"is {kind}, not a regular file; a submission holds only regular files",
+            path=path,
             field=field,
         )
-    return path

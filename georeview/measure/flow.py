@@ -521,8 +521,12 @@ def _contributing_cells(d8: np.ndarray, site: np.ndarray) -> np.ndarray:
     cols = np.flatnonzero(site.any(axis=0))
     r0, r1, c0, c1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
     sub_site = site[r0:r1, c0:c1]
-    sub = pyflwdir.from_array(d8[r0:r1, c0:c1], ftype="d8", check_ftype=False, mask=sub_site)
-    acc = sub.accuflux(sub_site.astype(np.float64), nodata=0.0)
+    if sub_site.size == 1:
+        # A site of one cell (pyflwdir refuses a 1 x 1 grid): it drains only itself.
+        acc = sub_site.astype(np.float64)
+    else:
+        sub = pyflwdir.from_array(d8[r0:r1, c0:c1], ftype="d8", check_ftype=False, mask=sub_site)
+        acc = sub.accuflux(sub_site.astype(np.float64), nodata=0.0)
     out = np.zeros(site.shape, dtype=np.float64)
     out[r0:r1, c0:c1] = np.where(sub_site, acc, 0.0)
     return out
@@ -619,6 +623,10 @@ def trace_downstream(
             logger.info("downstream trace needs more data: %s", exc)
             return DownstreamResult(None, None, None, reason=str(exc), length_ft=length_ft)
         win = grown
+        if min(win.elev.shape) < 2:
+            # pyflwdir needs a grid of at least 2 x 2 cells to route over.
+            reason = f"the DEM window is {win.elev.shape[0]} x {win.elev.shape[1]} cells"
+            return DownstreamResult(None, None, None, reason=reason, length_ft=length_ft)
         try:
             site_local = geometry_to_crs(site_geom, site_crs, win.crs)
             traces, site, contrib, labels, grow = _route(win, site_local, layers, length_ft)

@@ -27,6 +27,7 @@ from typing import Any
 
 from georeview.config import Limits, limits
 from georeview.errors import DataSourceError, GeoReviewError, LimitError, OutputError
+from georeview.sanitise import csv_cell, unique_names
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +129,7 @@ def extract_zip(
                 path=zip_path,
             )
         planned = [(i, _safe_member(i, zip_path)) for i in infos]
+        _check_members(planned, zip_path)
         total = 0
         root = dest.resolve()
         for info, rel in planned:
@@ -139,12 +141,13 @@ def extract_zip(
                     f"refused: entry {info.filename!r} would be written outside the folder",
                     path=zip_path,
                 )
-            if info.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
             try:
-                with zf.open(info) as src, open(target, "wb") as dst:
+                if info.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                # "x" mode: an entry never replaces a file already extracted
+                with zf.open(info) as src, open(target, "xb") as dst:
                     while block := src.read(1 << 16):
                         total += len(block)
                         if total > max_bytes:
@@ -154,11 +157,76 @@ def extract_zip(
                                 path=zip_path,
                             )
                         dst.write(block)
-            except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError) as exc:
                 raise DataSourceError(
-                    f"cannot extract {info.filename!r} ({exc})", path=zip_path
+                    f"cannot extract {info.filename!r} ({_reason(exc)})", path=zip_path
                 ) from None
     return dest
+
+
+#: Compression methods the standard library decompresses (stored, deflate, bzip2, lzma).
+_METHODS = {
+    zipfile.ZIP_STORED: "stored",
+    zipfile.ZIP_DEFLATED: "deflate",
+    zipfile.ZIP_BZIP2: "bzip2",
+    zipfile.ZIP_LZMA: "lzma",
+}
+
+
+def _check_members(
+    planned: list[tuple[zipfile.ZipInfo, PurePosixPath | None]], zip_path: Path
+) -> None:
+    """Refuse, before extracting anything, entries that cannot be extracted as one tree.
+
+    Encrypted entries (flag bit 0, APPNOTE 4.4.4), compression methods the standard
+    library cannot read (Deflate64 is method 9), two entries for one path, and a path
+    that is both a file and a folder.
+    """
+    files: set[str] = set()
+    dirs: set[str] = set()
+    for info, rel in planned:
+        if info.flag_bits & 0x1:
+            raise DataSourceError(
+                f"entry {info.filename!r} is encrypted (password-protected);"
+                " send the zip without a password",
+                path=zip_path,
+            )
+        if info.compress_type not in _METHODS:
+            extra = " (Deflate64)" if info.compress_type == 9 else ""
+            raise DataSourceError(
+                f"entry {info.filename!r} uses compression method {info.compress_type}{extra},"
+                " which georeview cannot read; zip it again with ordinary deflate",
+                path=zip_path,
+            )
+        if rel is None:
+            continue
+        key = rel.as_posix()
+        parents = {p.as_posix() for p in rel.parents if p.as_posix() != "."}
+        if info.is_dir():
+            if key in files:
+                raise DataSourceError(f"{key!r} is both a file and a folder", path=zip_path)
+            dirs.add(key)
+        else:
+            if key in files:
+                raise DataSourceError(f"two entries for {key!r}", path=zip_path)
+            if key in dirs:
+                raise DataSourceError(f"{key!r} is both a file and a folder", path=zip_path)
+            files.add(key)
+        clash = parents & files
+        if clash:
+            raise DataSourceError(
+                f"{sorted(clash)[0]!r} is both a file and a folder", path=zip_path
+            )
+        dirs |= parents
+    clash = files & dirs
+    if clash:
+        raise DataSourceError(f"{sorted(clash)[0]!r} is both a file and a folder", path=zip_path)
+
+
+def _reason(exc: BaseException) -> str:
+    """One short line for an exception (its message, or its type when it has none)."""
+    text = " ".join(str(exc).split())[:200]
+    return text or type(exc).__name__
 
 
 @dataclass(frozen=True)
@@ -183,26 +251,64 @@ class BatchResult:
         return sum(r["status"] == "error" for r in self.rows)
 
 
+#: Names in ``--out`` that belong to the batch itself, never given to a submission.
+_RESERVED = ("summary.csv", "sites.gpkg", "index.html")
+
+
 def _find_submissions(folder: Path, scratch: Path) -> list[tuple[str, str, Path | None, str]]:
-    """``(name, source, submission_dir or None, error)`` for each entry of a batch folder."""
-    found: list[tuple[str, str, Path | None, str]] = []
-    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-        if entry.is_dir() and (entry / "submission.toml").is_file():
-            found.append((entry.name, entry.name, entry, ""))
-        elif entry.is_file() and entry.suffix.lower() == ".zip":
-            dest = scratch / entry.stem
-            try:
-                extract_zip(entry, dest)
-            except GeoReviewError as exc:
-                found.append((entry.stem, entry.name, None, exc.one_line()))
-                continue
-            subs = sorted({p.parent for p in dest.rglob("submission.toml")})
-            if not subs:
-                found.append((entry.stem, entry.name, None, "no submission.toml in the zip file"))
-            for sub in subs:
-                name = entry.stem if len(subs) == 1 else f"{entry.stem}-{sub.name}"
-                found.append((name, entry.name, sub, ""))
-    return found
+    """``(name, source, submission_dir or None, error)`` for each entry of a batch folder.
+
+    ``name`` is the output folder: the entry's name made safe
+    (:func:`georeview.sanitise.safe_name`) and unique among the rows (a folder and a
+    zip of one stem, two zips' inner folders). ``source`` says where the row came
+    from: the entry's own name, and for a zip holding several submissions the
+    folder inside it (``batch.zip:inner/folder``). Each zip is extracted into its own
+    new folder under ``scratch``; whatever goes wrong with one entry is its error row.
+    """
+    raw: list[tuple[str, str, Path | None, str]] = []
+    try:
+        entries = sorted(folder.iterdir(), key=lambda p: p.name)
+    except OSError as exc:
+        raise DataSourceError(
+            f"cannot list the batch folder ({_reason(exc)})", path=folder
+        ) from None
+    for entry in entries:
+        try:
+            raw += _entry_submissions(entry, scratch)
+        except GeoReviewError as exc:
+            raw.append((entry.stem, entry.name, None, exc.one_line()))
+        except (OSError, ValueError, RuntimeError, RecursionError) as exc:
+            raw.append((entry.stem, entry.name, None, f"{entry.name}: {_reason(exc)}"))
+    names = unique_names([r[0] for r in raw], reserved=_RESERVED)
+    return [(n, *r[1:]) for n, r in zip(names, raw, strict=True)]
+
+
+def _entry_submissions(entry: Path, scratch: Path) -> list[tuple[str, str, Path | None, str]]:
+    """The submissions of one batch entry (a submission folder or a zip file)."""
+    if entry.is_dir() and (entry / "submission.toml").exists():
+        if entry.is_symlink():
+            # Not followed: a link could make the batch read a folder elsewhere. Listed
+            # as an error row so the submission is not silently lost.
+            return [(entry.name, entry.name, None, "is a symbolic link; not followed")]
+        return [(entry.name, entry.name, entry, "")]
+    if not (entry.is_file() and entry.suffix.lower() == ".zip"):
+        return []
+    # A private folder per zip: the zip's own name never becomes a path (a stem of
+    # ".." would otherwise extract into the parent of the scratch folder).
+    dest = Path(tempfile.mkdtemp(prefix="zip-", dir=scratch))
+    extract_zip(entry, dest)
+    subs = sorted({p.parent for p in dest.rglob("submission.toml")})
+    if not subs:
+        return [(entry.stem, entry.name, None, "no submission.toml in the zip file")]
+    out = []
+    for sub in subs:
+        inner = sub.relative_to(dest).as_posix()
+        if len(subs) == 1:
+            out.append((entry.stem, entry.name, sub, ""))
+        else:
+            label = inner if inner != "." else "root"
+            out.append((f"{entry.stem}-{label}", f"{entry.name}:{inner}", sub, ""))
+    return out
 
 
 def _review_one(
@@ -248,13 +354,34 @@ def _review_one(
 def _job(args: tuple[str, str, str, str | None, bool]) -> tuple[dict[str, Any], Any, str]:
     """Process-pool entry: review one submission, turning our errors into an error row."""
     name, sub, out, layers_dir, overwrite = args
+    layers = Path(layers_dir) if layers_dir else None
+    return _guarded(name, Path(sub), Path(out), layers, overwrite, {})
+
+
+def _guarded(
+    name: str, sub: Path, out: Path, layers_dir: Path | None, overwrite: bool, cache: dict
+) -> tuple[dict[str, Any], Any, str]:
+    """Review one submission; any failure becomes its error text, never the batch's end.
+
+    Our own errors give their one line. Anything else (a bug, a GEOS or GDAL failure
+    on a strange geometry, a recursion limit) is logged with its traceback at debug
+    level and becomes an error row naming the exception, so one record cannot stop
+    the others.
+    """
+    import warnings
+
     try:
-        row, site = _review_one(
-            name, Path(sub), Path(out), Path(layers_dir) if layers_dir else None, overwrite, {}
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            row, site = _review_one(name, sub, out, layers_dir, overwrite, cache)
         return row, site, ""
     except GeoReviewError as exc:
         return {}, None, exc.one_line()
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # per-record isolation, see the docstring
+        log.debug("%s: unexpected failure", name, exc_info=True)
+        return {}, None, f"could not be reviewed ({type(exc).__name__}: {_reason(exc)})"
 
 
 def review_many(
@@ -314,19 +441,13 @@ def review_many(
             done = {}
             for job in jobs:
                 name, sub, o, ld, ow = job
-                try:
-                    row, site = _review_one(
-                        name, Path(sub), Path(o), Path(ld) if ld else None, ow, cache
-                    )
-                    done[name] = (row, site, "")
-                except GeoReviewError as exc:
-                    done[name] = ({}, None, exc.one_line())
+                done[name] = _guarded(name, Path(sub), Path(o), Path(ld) if ld else None, ow, cache)
         for name, source, sub, err in found:
             row, site, error = (
                 done.get(name, ({}, None, err)) if sub is not None else ({}, None, err)
             )
             if error:
-                log.warning("%s: %s", name, error)
+                log.info("%s: %s", name, error)  # printed with the summary
             rows.append(
                 {
                     **dict.fromkeys(SUMMARY_COLUMNS, ""),
@@ -357,7 +478,7 @@ def _write_summary(path: Path, rows: list[dict[str, Any]]) -> None:
     w = csv.DictWriter(buf, fieldnames=list(SUMMARY_COLUMNS), lineterminator="\n")
     w.writeheader()
     for r in rows:
-        w.writerow({k: r.get(k, "") for k in SUMMARY_COLUMNS})
+        w.writerow({k: csv_cell(r.get(k, "")) for k in SUMMARY_COLUMNS})
     write_atomic(path, buf.getvalue())
 
 

@@ -40,23 +40,29 @@ CONTEXT_MARGIN_M = 250.0
 def find_layers_dir(municipality: str, start: Path | None = None) -> Path:
     """Find ``layers/<municipality>`` for a submission that names no layers folder.
 
-    Looks in ``$GEOREVIEW_LAYERS``, then ``./layers``, then the folders above the
-    submission, then the source checkout that holds this package.
+    Looks in ``$GEOREVIEW_LAYERS``, then ``./layers`` (the reviewer's working folder),
+    then the source checkout or installation that holds this package. Never in the
+    submission or the folders above it: reference layers are the Village's data, and
+    a submission (an extracted zip above all) must not bring its own wetlands and
+    floodplain. A candidate inside ``start`` (the submission folder) is skipped.
     """
     candidates: list[Path] = []
     env = os.environ.get("GEOREVIEW_LAYERS")
     if env:
         candidates.append(Path(env) / municipality)
     candidates.append(Path.cwd() / "layers" / municipality)
-    if start is not None:
-        candidates += [p / "layers" / municipality for p in Path(start).resolve().parents]
     candidates.append(Path(__file__).resolve().parents[2] / "layers" / municipality)
+    sub = None if start is None else Path(start).resolve()
     for c in candidates:
+        if sub is not None and c.resolve().is_relative_to(sub):
+            log.warning("layers folder %s is inside the submission: not used", c)
+            continue
         if (c / "layers.toml").is_file():
             return c
     raise DataSourceError(
         f"no layers folder for municipality {municipality!r} (looked for "
-        f"layers/{municipality}/layers.toml); pass --layers",
+        f"layers/{municipality}/layers.toml in $GEOREVIEW_LAYERS, ./layers and the"
+        " installation); pass --layers",
         field="municipality",
     )
 
@@ -177,7 +183,7 @@ def _iso(d: Any) -> str | None:
 
 def resolve_layers(submission_dir: Path, layers_dir: Path | None) -> tuple[Path, str]:
     """Return the layers folder and municipality for a submission."""
-    cfg = load_submission_config(Path(submission_dir) / "submission.toml")
+    cfg = load_submission_config(Path(submission_dir) / "submission.toml", folder=submission_dir)
     folder = Path(layers_dir) if layers_dir else find_layers_dir(cfg.municipality, submission_dir)
     return folder, cfg.municipality
 
@@ -378,7 +384,20 @@ def measure_terrain(
             threshold_pct=float(ordinance.param("steep_slope_pct")),
         )
         out.update(steep.to_dict())
-        if steep.polygons is not None and len(steep.polygons):
+        n_in = steep.n_cells + steep.n_nodata_cells
+        out["nodata_share"] = steep.n_nodata_cells / n_in if n_in else None
+        if steep.n_nodata_cells:
+            # Cells without a slope are not flat: the steep area there is unknown, so
+            # the slope measures are left empty (needs_info), with the share missing.
+            for key in ("steep_slope_area_sqft", "steep_slope_area_gt_sqft", "max_slope_pct"):
+                out[key] = None
+            out["mean_slope_pct"] = None
+            warnings.append(
+                f"Slopes not measured: {100 * out['nodata_share']:.1f} % of the {n_in:,} DEM"
+                " cells inside the disturbed area have no data (nodata, or the DEM edge);"
+                " the slope there cannot be told"
+            )
+        elif steep.polygons is not None and len(steep.polygons):
             slope_class = f"{ordinance.param('steep_slope_pct'):g} % or more"
             maps["steep_slopes"] = steep.polygons.assign(slope_class=slope_class)
     except CoverageError as exc:
@@ -406,6 +425,15 @@ def measure_terrain(
         length_ft=float(ordinance.param("downstream_trace_ft")),
     )
     out["downstream"] = down.to_dict()
+    if out.get("nodata_share") and down.reaches_water_within_quarter_mile is False:
+        # Runoff from the cells without data was not traced: "reaches no water" is
+        # then not known (one that does reach water stays a yes).
+        out["downstream"]["reaches_water_within_quarter_mile"] = None
+        out["downstream"]["reason"] = (
+            f"{100 * out['nodata_share']:.1f} % of the DEM cells inside the disturbed area"
+            " have no data; flow from them was not traced"
+        )
+        warnings.append(f"Downstream trace: {out['downstream']['reason']}")
     if down.reason:
         warnings.append(f"Downstream trace: {down.reason}")
     # A DEM whose elevations or slopes are implausible for its declared vertical units

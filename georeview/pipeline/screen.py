@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import re
 import shutil
@@ -60,6 +61,7 @@ from georeview.measure.overlay import (
     subdivide,
 )
 from georeview.rules import FrameJudgement, Ordinance, judge_frame
+from georeview.sanitise import neutralise_formulas
 from georeview.units import acres_to_sqft, sqft_to_acres
 
 log = logging.getLogger(__name__)
@@ -218,8 +220,15 @@ def parse_assume(text: str | None) -> Assumption:
     ):
         if key in pairs:
             v = pairs.pop(key)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
-                raise ConfigError(f"{key} must be a number >= 0, got {v!r}", field="--assume")
+            if (
+                isinstance(v, bool)
+                or not isinstance(v, (int, float))
+                or not math.isfinite(v)
+                or v < 0
+            ):
+                raise ConfigError(
+                    f"{key} must be a finite number >= 0, got {v!r}", field="--assume"
+                )
             if kind == "fraction" and v > 1:
                 raise ConfigError("disturb_fraction must be between 0 and 1", field="--assume")
             disturb, amount = kind, float(v) * factor
@@ -260,6 +269,30 @@ def parse_columns(text: str | None, id_field: str | None = None) -> dict[str, st
     if id_field:
         out["id"] = id_field
     return out
+
+
+def check_columns(columns: Mapping[str, str], fields: Sequence[str], *, path: object) -> None:
+    """Refuse a column map naming a field the parcel file does not have.
+
+    A role left at its Wisconsin statewide default may be absent (other schemas lack
+    it); a field the reviewer named (``--columns``, ``--id-field``) must exist, since a
+    misspelt class field would silently drop the exclusions it carries and change
+    ``regulated``.
+
+    Raises
+    ------
+    ConfigError
+        Naming the role and the fields the file has.
+    """
+    have = set(fields)
+    for role, name in columns.items():
+        if name != WISCONSIN_COLUMNS.get(role) and name not in have:
+            shown = ", ".join(sorted(have)[:20]) or "none"
+            raise ConfigError(
+                f"{role}={name!r}: the parcel file has no field {name!r} (its fields: {shown})",
+                path=path,
+                field="--id-field" if role == "id" else "--columns",
+            )
 
 
 # --------------------------------------------------------------------------- context
@@ -375,6 +408,10 @@ _GEOM_NAMES = np.array(
 )
 
 
+#: Error of a parcel with a NaN or infinite coordinate.
+NONFINITE = "a coordinate is not a finite number (NaN or Infinity)"
+
+
 def prepare_geometries(geoms: Any, src_crs: Any, working_crs: Any) -> tuple[Any, Any, Any]:
     """Check, repair and reproject parcel geometries, all at once.
 
@@ -401,6 +438,16 @@ def prepare_geometries(geoms: Any, src_crs: Any, working_crs: Any) -> tuple[Any,
     if not_poly.any():
         status[not_poly] = "error"
         error[not_poly] = "a " + _GEOM_NAMES[types[not_poly]] + " is not a polygon"
+    # A NaN or infinite vertex makes GEOS raise in is_valid/make_valid (for the whole
+    # array): such a parcel is an error row before anything else looks at it.
+    cand = np.flatnonzero(status == "ok")
+    if cand.size:
+        coords, owner = shapely.get_coordinates(geoms[cand], include_z=False, return_index=True)
+        nonfinite = np.unique(owner[~np.isfinite(coords).all(axis=1)])
+        if nonfinite.size:
+            idx = cand[nonfinite]
+            status[idx] = "error"
+            error[idx] = NONFINITE
     ok = status == "ok"
     out = np.full(n, None, dtype=object)
     out[ok] = geoms[ok]
@@ -643,6 +690,14 @@ def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
         **{c: spread(v, None, object) for c, v in cols.items()},
     }
     out = frame.copy()
+    if (error == NONFINITE).any():
+        # A geometry with NaN/Infinity cannot be written or drawn faithfully: its row
+        # keeps the attributes and the error, not the broken shape.
+        import geopandas as gpd
+
+        geo = out.geometry.to_numpy().copy()
+        geo[error == NONFINITE] = None
+        out = out.set_geometry(gpd.GeoSeries(geo, crs=frame.crs, index=frame.index))
     clash = [c for c in RESULT_COLUMNS if c in out.columns]
     if clash:
         out = out.rename(columns={c: f"in_{c}" for c in clash})
@@ -727,6 +782,18 @@ class Source:
     path: str
     layer: str | None = None
 
+    def fields(self) -> list[str]:
+        """Names of the attribute fields of the parcel layer."""
+        import pyogrio
+
+        try:
+            return [str(f) for f in pyogrio.read_info(self.path, layer=self.layer)["fields"]]
+        except Exception as exc:
+            raise DataSourceError(
+                f"cannot open as a vector layer ({' '.join(str(exc).split())[:200]})",
+                path=self.path,
+            ) from None
+
     def count(self) -> int:
         """Number of features (counted by the driver when the format does not store it)."""
         import pyogrio
@@ -744,21 +811,89 @@ class Source:
 
     def read(self, start: int, count: int) -> Any:
         """Read rows ``start`` to ``start + count`` (input order)."""
+        import warnings
+
         import pyogrio
 
         try:
-            return pyogrio.read_dataframe(
-                self.path, layer=self.layer, skip_features=start, max_features=count
-            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # unclosed rings, NaN: rows report them
+                return pyogrio.read_dataframe(
+                    self.path, layer=self.layer, skip_features=start, max_features=count
+                )
         except Exception as exc:
+            first = exc
+        # One geometry GEOS cannot build (a ring of two points) fails the whole read:
+        # read the attributes and the raw WKB apart, and let that row alone be empty
+        # (prepare_geometries makes it an error row).
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                frame = pyogrio.read_dataframe(
+                    self.path,
+                    layer=self.layer,
+                    skip_features=start,
+                    max_features=count,
+                    read_geometry=False,
+                )
+                _, _, wkb, _ = pyogrio.raw.read(
+                    self.path,
+                    layer=self.layer,
+                    skip_features=start,
+                    max_features=count,
+                    columns=[],
+                )
+                info = pyogrio.read_info(self.path, layer=self.layer)
+                geoms = shapely.from_wkb(wkb, on_invalid="ignore")
+        except Exception:
             raise DataSourceError(
-                f"cannot read features {start}..{start + count} ({exc})", path=self.path
+                f"cannot read features {start}..{start + count} ({first})", path=self.path
             ) from None
+        import geopandas as gpd
+
+        return gpd.GeoDataFrame(frame, geometry=np.asarray(geoms, dtype=object), crs=info["crs"])
 
 
 def screen_slice(source: Source, start: int, count: int, ctx: ScreenContext) -> Any:
     """Read one partition of the input and screen it (the unit of work of every scheduler)."""
-    return screen_frame(source.read(start, count), ctx, start=start)
+    return screen_isolated(source.read(start, count), ctx, start=start)
+
+
+def screen_isolated(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
+    """:func:`screen_frame`, with a failure confined to the rows that cause it.
+
+    The partition is screened at once. If that raises (a geometry GEOS cannot handle,
+    a bug on one strange row), it is split in halves, each screened the same way, down
+    to the single parcels that fail: those become error rows naming the exception and
+    the rest keep their results. Only failing partitions pay for the splitting.
+    """
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return screen_frame(frame, ctx, start=start)
+    except (KeyboardInterrupt, SystemExit, ConfigError, CRSError):
+        raise  # a problem of the whole run (options, the layer's CRS), not of a row
+    except Exception as exc:
+        if len(frame) <= 1:
+            log.debug("row %d: screening failed", start, exc_info=True)
+            return _error_rows(frame, ctx, start, f"{type(exc).__name__}: {exc}")
+    half = len(frame) // 2
+    return pd.concat(
+        [
+            screen_isolated(frame.iloc[:half], ctx, start=start),
+            screen_isolated(frame.iloc[half:], ctx, start=start + half),
+        ]
+    )
+
+
+def _error_rows(frame: Any, ctx: ScreenContext, start: int, reason: str) -> Any:
+    """Screen ``frame`` with its geometry emptied, so every row is an error row."""
+    blank = frame.set_geometry(np.full(len(frame), None, dtype=object), crs=frame.crs)
+    out = screen_frame(blank, ctx, start=start)
+    out["error"] = " ".join(f"could not be screened ({reason})".split())[:300]
+    return out
 
 
 def partitions(n_rows: int, size: int) -> list[tuple[int, int, int]]:
@@ -896,6 +1031,7 @@ def assemble(work: WorkFolder, out: Path, n_parts: int) -> dict[str, Any]:
             _count(part, counts, errors)
             if suffix == ".csv":
                 table = pd.DataFrame(part.drop(columns=part.geometry.name))
+                table = neutralise_formulas(table)
                 table.to_csv(tmp, mode="a" if i else "w", header=i == 0, index=False)
             elif suffix == ".gpkg":
                 pyogrio.write_dataframe(
@@ -1046,6 +1182,7 @@ def run_screen(
     cols = dict(columns or WISCONSIN_COLUMNS)
     source = Source(str(Path(parcels).resolve()), layer)
     n_rows = source.count()
+    check_columns(cols, source.fields(), path=parcels)
     layers = load_layers(Path(layers_dir))
     parts = partitions(n_rows, partition_size)
     options = {"assume": assumption.text, "columns": cols, "partition_size": partition_size}

@@ -26,6 +26,7 @@ from typing import Any
 
 from georeview.calendar import municipality_calendar
 from georeview.errors import ConfigError, DataSourceError, InputError, OutputError
+from georeview.sanitise import SafeWriter
 
 __all__ = [
     "IncompleteEntry",
@@ -488,7 +489,7 @@ def render_csv(result: InspectionResult) -> str:
     """
     data = result.to_dict()
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = SafeWriter(buf, lineterminator="\n")  # log text may hold formulas
     writer.writerow(["finding", "date_start", "date_end", "rain_in", "detail", "citation"])
     rain_cit, week_cit, log_cit = (r["citation"] for r in data["rules"])
     for m in data["missed_rain"]:

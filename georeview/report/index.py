@@ -12,7 +12,6 @@ page only as escaped JSON and is put into the page as text nodes.
 from __future__ import annotations
 
 import logging
-import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import pandas as pd
 
 from georeview.errors import CRSError, InputError
 from georeview.report.webmap import PRECISION, asset_tags, display_geojson, safe_json
+from georeview.sanitise import safe_link
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,6 @@ OUTCOME_COLOURS: dict[str, str] = {
 }
 #: Column order preferred in the table (others follow in the frame's order).
 PREFERRED = ("id", "outcome", "status", "jurisdiction", "regulated", "category", "error")
-_SCHEME = re.compile(r"^\s*[a-zA-Z][a-zA-Z0-9+.-]*:|^\s*//")
 
 
 def outcome(rows: pd.DataFrame) -> pd.Series:
@@ -150,7 +149,7 @@ def index_data(
     links = None
     if link_column is not None and link_column in rows.columns:
         vals = rows[link_column].astype(object)
-        links = [None if (v is None or v != v or _SCHEME.match(str(v))) else str(v) for v in vals]
+        links = [safe_link(v) for v in vals]
     geo = rows.to_crs(crs) if rows.crs != crs else rows
     geo = gpd.GeoDataFrame({"row": np.arange(len(rows))}, geometry=geo.geometry.to_numpy(), crs=crs)
     shapes = display_geojson(geo, simplify_m=simplify_m, precision=precision)
@@ -217,7 +216,8 @@ def write_index(
         Table columns (default: every non-geometry column).
     link_column : str, optional
         Column with a relative link per row (e.g. ``"sub1/report.html"``); links
-        with a URL scheme are dropped.
+        with a URL scheme, a host, ``..`` or control characters are dropped
+        (:func:`georeview.sanitise.safe_link`).
 
     Returns
     -------

@@ -254,6 +254,26 @@ def _of_type(gdf: gpd.GeoDataFrame | None, polygons: bool) -> np.ndarray:
 # --------------------------------------------------------------------------- the sheet
 
 
+def _literal_text(func: Any) -> Any:
+    r"""Run ``func`` with every matplotlib text literal, never markup.
+
+    Applicant text such as ``"$x^2$"`` or ``"$\frac{$"`` would otherwise be typeset
+    as mathtext (or fail to parse and stop the sheet). Text objects read
+    ``text.parse_math`` when they are created, so the whole drawing runs under it.
+    """
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        import matplotlib as mpl
+
+        with mpl.rc_context({"text.parse_math": False, "text.usetex": False}):
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+@_literal_text
 def make_sheet(
     submission_dir: Path,
     out_pdf: Path,
