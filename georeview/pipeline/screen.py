@@ -170,21 +170,8 @@ def _scalar(text: str) -> Any:
         return text.strip()
 
 
-def parse_assume(text: str | None) -> Assumption:
-    """Parse ``--assume``: comma-separated ``key=value`` pairs.
-
-    ``disturb`` is ``whole`` (default) or ``none``; ``disturb_acres``,
-    ``disturb_sqft`` or ``disturb_fraction`` state a part of each parcel instead.
-    Every other key is a field of ``[activity]`` in submission.toml; ``kinds`` takes
-    several kinds joined by ``+`` (``kinds=subdivision+road``), and a bare word after
-    ``kinds=...`` is one more kind (``kinds=subdivision,road``).
-
-    Raises
-    ------
-    ConfigError
-        Unknown key, bad number or unknown activity kind (field ``--assume``).
-    """
-    text = (text or "").strip() or "disturb=whole"
+def _assume_pairs(text: str) -> dict[str, Any]:
+    """``key=value`` pairs of ``--assume`` (``kinds`` as a list; a bare word adds a kind)."""
     pairs: dict[str, Any] = {}
     last = None
     for token in (t.strip() for t in text.split(",")):
@@ -201,6 +188,11 @@ def parse_assume(text: str | None) -> Assumption:
         else:
             pairs[key] = _scalar(value)
         last = key
+    return pairs
+
+
+def _disturbance(pairs: dict[str, Any]) -> tuple[str, float | None]:
+    """Take the disturbance keys out of ``pairs``: (kind, amount in sq ft or fraction)."""
     disturb, amount = "whole", None
     given = [
         k for k in ("disturb", "disturb_acres", "disturb_sqft", "disturb_fraction") if k in pairs
@@ -232,6 +224,26 @@ def parse_assume(text: str | None) -> Assumption:
             if kind == "fraction" and v > 1:
                 raise ConfigError("disturb_fraction must be between 0 and 1", field="--assume")
             disturb, amount = kind, float(v) * factor
+    return disturb, amount
+
+
+def parse_assume(text: str | None) -> Assumption:
+    """Parse ``--assume``: comma-separated ``key=value`` pairs.
+
+    ``disturb`` is ``whole`` (default) or ``none``; ``disturb_acres``,
+    ``disturb_sqft`` or ``disturb_fraction`` state a part of each parcel instead.
+    Every other key is a field of ``[activity]`` in submission.toml; ``kinds`` takes
+    several kinds joined by ``+`` (``kinds=subdivision+road``), and a bare word after
+    ``kinds=...`` is one more kind (``kinds=subdivision,road``).
+
+    Raises
+    ------
+    ConfigError
+        Unknown key, bad number or unknown activity kind (field ``--assume``).
+    """
+    text = (text or "").strip() or "disturb=whole"
+    pairs = _assume_pairs(text)
+    disturb, amount = _disturbance(pairs)
     bad = [k for k in pairs if k not in Activity.model_fields]
     for key, default in SCREEN_DEFAULTS.items():
         pairs.setdefault(key, default)
