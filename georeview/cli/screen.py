@@ -13,9 +13,19 @@ __all__ = ["add_arguments", "main"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``georeview screen`` arguments to ``parser``."""
-    parser.add_argument("parcels", help="parcel polygons (GeoPackage, shapefile, GeoJSON, ...)")
+    parser.add_argument(
+        "parcels",
+        help="parcel polygons: GeoPackage, shapefile (or .zip), GeoJSON, FlatGeobuf,"
+        " File Geodatabase (.gdb folder or .zip), GeoParquet, CSV with WKT or x/y columns",
+    )
     parser.add_argument("--layers", required=True, help="layers folder (with layers.toml)")
-    parser.add_argument("--out", required=True, help="output .csv, .gpkg or .parquet")
+    parser.add_argument(
+        "--out", required=True, help="output .csv, .gpkg, .parquet, .fgb, .geojson or .shp"
+    )
+    parser.add_argument("--crs", help="CRS of a CSV parcel file, e.g. EPSG:4326")
+    parser.add_argument(
+        "--no-bom", action="store_true", help="write a CSV output without the UTF-8 BOM"
+    )
     parser.add_argument(
         "--assume",
         default="disturb=whole",
@@ -54,6 +64,8 @@ def main(args: argparse.Namespace) -> int:
         "partition_size": args.partition_size,
         "overwrite": args.overwrite,
         "index": args.index,
+        "crs": args.crs,
+        "csv_bom": not args.no_bom,
     }
     if show:
         from rich.console import Console

@@ -213,6 +213,12 @@ class LayerSpec(StrictModel):
     #: omitted = every layer of the file.
     layer: str | Annotated[tuple[str, ...], Field(strict=False)] | None = None
     source: str | None = None
+    #: Date or edition of the data (``"2025-01"``, ``"FIRM 2009-01-02"``), listed in report.json.
+    vintage: str | None = None
+    #: Attribute filter, an OGR SQL WHERE clause (``"MCD_NAME = 'Deerfield' AND CTV = 'V'"``).
+    where: str | None = None
+    #: CRS of a CSV layer (a CSV states none); other formats state their own.
+    crs: str | None = None
     synthetic: bool = False
     name_field: str | None = None
     id_field: str | None = None

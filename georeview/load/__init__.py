@@ -19,7 +19,6 @@ from typing import Any
 import geopandas as gpd
 import numpy as np
 import pandas as pd
-import pyogrio
 import shapely
 from pyproj import CRS
 from pyproj.exceptions import CRSError as PyprojCRSError
@@ -34,11 +33,10 @@ from georeview.config import (
     load_submission_config,
 )
 from georeview.errors import ConfigError, CRSError, DataSourceError, GeometryError, LimitError
+from georeview.load.vector import VECTOR_SUFFIXES, layer_names, read_vector
 
 log = logging.getLogger(__name__)
 
-#: Vector formats a submission may use, by suffix.
-VECTOR_SUFFIXES = (".geojson", ".json", ".shp", ".gpkg")
 #: Default limit on features per reference layer (``GEOREVIEW_MAX_LAYER_FEATURES``).
 MAX_FEATURES = Limits().max_layer_features
 #: Default limit on features per submission file (``GEOREVIEW_MAX_SUBMISSION_FEATURES``).
@@ -137,6 +135,8 @@ class Layers:
                 layer=spec.layer,
                 bbox=bbox,
                 label=name,
+                where=spec.where,
+                crs=spec.crs,
             )
         return self._cache[key]
 
@@ -165,44 +165,25 @@ def _open_vector(
     label: str,
     bbox_crs: CRS | None = None,
     max_features: int | None = None,
+    where: str | None = None,
+    crs: Any = None,
 ) -> gpd.GeoDataFrame:
-    """Read a vector file, turning every driver failure into a DataSourceError.
+    """Read a vector file of any format (:func:`georeview.load.vector.read_vector`).
 
     Files with more features than ``max_features`` (default: the layer limit of
-    :func:`georeview.config.limits`) are refused before any feature is read.
+    :func:`georeview.config.limits`) are refused before any feature is read; a file
+    without a CRS is refused; every driver failure is a DataSourceError.
     """
-    if not path.exists():
-        raise DataSourceError("file not found", path=path, field=label)
-    check_gdal_path(path, label)
-    _check_shapefile_parts(path, label)
-    try:
-        info = pyogrio.read_info(path, layer=layer)
-    except Exception as exc:  # pyogrio raises several driver-specific classes
-        raise _driver_error(exc, "cannot open as a vector layer", path, label) from None
-    if max_features is None:
-        max_features = limits().max_layer_features
-    if info.get("features", 0) > max_features:
-        raise LimitError(
-            f"{info['features']:,} features exceed the limit of {max_features:,}"
-            " (GEOREVIEW_MAX_LAYER_FEATURES)",
-            path=path,
-            field=label,
-        )
-    if info.get("crs") is None:
-        raise CRSError(
-            "has no coordinate reference system (for a shapefile, the .prj file is missing)",
-            path=path,
-            field=label,
-        )
-    read_bbox = None
-    if bbox is not None and bbox_crs is not None:
-        read_bbox = _bbox_into(bbox, bbox_crs, info["crs"], path)
-    try:
-        with _quiet_warnings(path):
-            gdf = pyogrio.read_dataframe(path, layer=layer, bbox=read_bbox)
-    except Exception as exc:
-        raise _driver_error(exc, "cannot read features", path, label) from None
-    return gdf
+    return read_vector(
+        path,
+        layer=layer,
+        label=label,
+        bbox=bbox,
+        bbox_crs=bbox_crs,
+        where=where,
+        crs=crs,
+        max_features=max_features,
+    )
 
 
 class _quiet_warnings:  # noqa: N801 (used as a context manager)
@@ -325,32 +306,11 @@ def _driver_error(exc: Exception, what: str, path: Path, label: str | None) -> D
     return DataSourceError(f"{what} ({_short(exc)})", path=path, field=label)
 
 
-def _bbox_into(
-    bbox: tuple[float, float, float, float], src: CRS, layer_crs: str, path: Path
-) -> tuple[float, float, float, float]:
-    """Return a bbox in ``src`` transformed into the layer's CRS (densified edges)."""
-    from pyproj import Transformer
-
-    try:
-        dst = CRS.from_user_input(layer_crs)
-    except PyprojCRSError as exc:
-        raise CRSError(f"unreadable CRS ({exc})", path=path) from None
-    t = Transformer.from_crs(src, dst, always_xy=True)
-    return tuple(t.transform_bounds(*bbox, densify_pts=21))  # type: ignore[return-value]
-
-
 def _layer_names(path: Path, label: str | None = None) -> list[str]:
     """Names of the vector layers with geometry in a file (one for most formats)."""
     if not path.exists():
         return [None]  # type: ignore[list-item]  # _open_vector reports the missing file
-    check_gdal_path(path, label)
-    _check_shapefile_parts(path, label)
-    try:
-        layers = pyogrio.list_layers(path)
-    except Exception as exc:
-        raise _driver_error(exc, "cannot open as a vector layer", path, label) from None
-    with_geom = [str(name) for name, gtype in layers if gtype is not None]
-    return with_geom or [None]  # type: ignore[list-item]
+    return layer_names(path, label)  # type: ignore[return-value]
 
 
 def _short(exc: Exception) -> str:
@@ -365,8 +325,13 @@ def read_layer(
     layer: str | tuple[str, ...] | None = None,
     bbox: tuple[float, float, float, float] | None = None,
     label: str = "layer",
+    where: str | None = None,
+    crs: Any = None,
 ) -> gpd.GeoDataFrame:
     """Read a reference layer and reproject it to the working CRS.
+
+    ``where`` is an attribute filter (layers.toml ``where``) and ``crs`` the CRS of a
+    CSV layer; any format of :mod:`georeview.load.vector` is read.
 
     Invalid polygons are repaired with :func:`shapely.make_valid` (reference
     layers are the municipality's; their repairs are logged, not reported);
@@ -381,14 +346,24 @@ def read_layer(
         # NHD ships flowlines and waterbodies as two layers of one file: read them all,
         # keeping where each feature came from.
         parts = [
-            _open_vector(path, layer=n, bbox=bbox, label=label, bbox_crs=working_crs)
+            _open_vector(
+                path, layer=n, bbox=bbox, label=label, bbox_crs=working_crs, where=where, crs=crs
+            )
             .to_crs(working_crs)
             .assign(source_layer=n)
             for n in names
         ]
         gdf = gpd.GeoDataFrame(pd.concat(parts, ignore_index=True), crs=working_crs)
     else:
-        gdf = _open_vector(path, layer=layer, bbox=bbox, label=label, bbox_crs=working_crs)
+        gdf = _open_vector(
+            path,
+            layer=names[0],
+            bbox=bbox,
+            label=label,
+            bbox_crs=working_crs,
+            where=where,
+            crs=crs,
+        )
     gdf = gdf[~(gdf.geometry.isna() | gdf.geometry.is_empty)]
     invalid = ~gdf.geometry.is_valid
     if invalid.any():
@@ -411,7 +386,7 @@ def read_submission_layer(
     lim = limits()
     if path.suffix.lower() not in VECTOR_SUFFIXES:
         raise DataSourceError(
-            f"unsupported format {path.suffix!r}; use GeoJSON, shapefile or GeoPackage",
+            f"unsupported format {path.suffix!r}; use one of {', '.join(VECTOR_SUFFIXES)}",
             path=path,
             field=label,
         )
@@ -497,7 +472,7 @@ def read_polygons(
         max_features = lim.max_submission_features
     if path.suffix.lower() not in VECTOR_SUFFIXES:
         raise DataSourceError(
-            f"unsupported format {path.suffix!r}; use GeoJSON, shapefile or GeoPackage",
+            f"unsupported format {path.suffix!r}; use one of {', '.join(VECTOR_SUFFIXES)}",
             path=path,
             field=field,
         )
@@ -576,6 +551,8 @@ def _check_upload_size(
         parts = [
             p for p in path.parent.glob(path.stem + ".*") if p.suffix.lower() in _SHAPEFILE_PARTS
         ]
+    elif path.is_dir():  # a File Geodatabase folder
+        parts = list(path.rglob("*"))
     else:
         parts = [path]
     if folder is not None:

@@ -33,7 +33,7 @@ import re
 import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +67,15 @@ from georeview.units import acres_to_sqft, sqft_to_acres
 log = logging.getLogger(__name__)
 
 #: Output formats by suffix.
-OUTPUT_SUFFIXES = (".csv", ".gpkg", ".parquet")
+OUTPUT_SUFFIXES = (".csv", ".gpkg", ".parquet", ".fgb", ".geojson", ".shp")
+#: Result columns holding yes / no / unknown: nullable booleans in GeoPackage, FlatGeobuf
+#: and GeoJSON outputs (text in CSV, Parquet and shapefile, which have no null boolean).
+TRI_STATE_COLUMNS = ("straddles", "regulated", "larger_site", "extraordinary")
+#: GeoPackage version written (GDAL's VERSION creation option): ArcGIS Pro 3.0-3.4 lists
+#: GeoPackage 1.0-1.3 only, and GDAL 3.12 writes 1.4 by default.
+GPKG_VERSION = "1.3"
+#: Longest field name of a dBase (.dbf) table, the attribute part of a shapefile.
+SHP_FIELD_CHARS = 10
 #: Rows per partition (memory stays near one partition of input plus the layers).
 PARTITION_SIZE = 50_000
 
@@ -333,6 +341,10 @@ class ScreenContext:
     dem_vertical_units: str | None
     assumption: Assumption
     columns: dict[str, str]
+    #: ``(minx, miny, maxx, maxy)`` in the working CRS that the layers describe (the
+    #: municipalities grown by the widest extraterritorial reach, within the working
+    #: CRS's area of use); parcels beyond it become error rows, never "outside".
+    extent: tuple[float, float, float, float] | None = None
 
     @property
     def ordinance(self) -> Ordinance:
@@ -789,86 +801,66 @@ def _result_columns(ordinance: Ordinance, j: FrameJudgement, facts: pd.DataFrame
 
 @dataclass(frozen=True)
 class Source:
-    """The parcel file and how to read it in slices (picklable, read on Dask workers too)."""
+    """The parcel file and how to read it in slices (picklable, read on Dask workers too).
+
+    Any format of :mod:`georeview.load.vector` (GeoPackage, shapefile or zipped shapefile,
+    GeoJSON, FlatGeobuf, File Geodatabase, GeoParquet, CSV with ``crs``).
+    """
 
     path: str
     layer: str | None = None
+    #: CRS of a CSV parcel file (``--crs``); other formats state their own.
+    crs: str | None = None
+
+    def info(self) -> Any:
+        """The layer's :class:`~georeview.load.vector.VectorInfo`.
+
+        A multi-layer file without ``layer`` is refused, listing its layers.
+        """
+        from georeview.load.vector import vector_info
+
+        info = vector_info(
+            self.path, layer=self.layer, label="parcels", crs=self.crs, force_count=True
+        )
+        if info.crs is None:
+            raise CRSError(
+                "the parcel layer has no coordinate reference system (a CSV states none:"
+                " pass --crs)",
+                path=self.path,
+                field="parcels",
+            )
+        return info
 
     def fields(self) -> list[str]:
         """Names of the attribute fields of the parcel layer."""
-        import pyogrio
-
-        try:
-            return [str(f) for f in pyogrio.read_info(self.path, layer=self.layer)["fields"]]
-        except Exception as exc:
-            raise DataSourceError(
-                f"cannot open as a vector layer ({' '.join(str(exc).split())[:200]})",
-                path=self.path,
-            ) from None
+        return list(self.info().fields)
 
     def count(self) -> int:
         """Number of features (counted by the driver when the format does not store it)."""
-        import pyogrio
-
-        try:
-            info = pyogrio.read_info(self.path, layer=self.layer, force_feature_count=True)
-        except Exception as exc:  # pyogrio raises several driver-specific classes
-            raise DataSourceError(
-                f"cannot open as a vector layer ({' '.join(str(exc).split())[:200]})",
-                path=self.path,
-            ) from None
-        if info.get("crs") is None:
-            raise CRSError("the parcel layer has no coordinate reference system", path=self.path)
-        return int(info["features"])
+        return self.info().features
 
     def read(self, start: int, count: int) -> Any:
         """Read rows ``start`` to ``start + count`` (input order)."""
-        import warnings
+        import sys
 
-        import pyogrio
+        from georeview.load.vector import read_vector
 
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # unclosed rings, NaN: rows report them
-                return pyogrio.read_dataframe(
-                    self.path, layer=self.layer, skip_features=start, max_features=count
-                )
-        except Exception as exc:
-            first = exc
-        # One geometry GEOS cannot build (a ring of two points) fails the whole read:
-        # read the attributes and the raw WKB apart, and let that row alone be empty
-        # (prepare_geometries makes it an error row).
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                frame = pyogrio.read_dataframe(
-                    self.path,
-                    layer=self.layer,
-                    skip_features=start,
-                    max_features=count,
-                    read_geometry=False,
-                )
-                _, _, wkb, _ = pyogrio.raw.read(
-                    self.path,
-                    layer=self.layer,
-                    skip_features=start,
-                    max_features=count,
-                    columns=[],
-                )
-                info = pyogrio.read_info(self.path, layer=self.layer)
-                geoms = shapely.from_wkb(wkb, on_invalid="ignore")
-        except Exception:
-            raise DataSourceError(
-                f"cannot read features {start}..{start + count} ({first})", path=self.path
-            ) from None
-        import geopandas as gpd
-
-        return gpd.GeoDataFrame(frame, geometry=np.asarray(geoms, dtype=object), crs=info["crs"])
+        # parcels are read a partition at a time: the per-layer feature limit is not theirs
+        return read_vector(
+            self.path,
+            layer=self.layer,
+            label="parcels",
+            crs=self.crs,
+            skip=start,
+            count=count,
+            max_features=sys.maxsize,
+        )
 
 
 def screen_slice(source: Source, start: int, count: int, ctx: ScreenContext) -> Any:
     """Read one partition of the input and screen it (the unit of work of every scheduler)."""
-    return screen_isolated(source.read(start, count), ctx, start=start)
+    frame = screen_isolated(source.read(start, count), ctx, start=start)
+    return mark_outside_extent(frame, ctx)
 
 
 def screen_isolated(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
@@ -908,6 +900,93 @@ def _error_rows(frame: Any, ctx: ScreenContext, start: int, reason: str) -> Any:
     return out
 
 
+#: Result columns kept for a parcel beyond the layers' extent (the rest are emptied).
+_KEPT_OUTSIDE = ("row", "parcel_id", "status", "error", "area_sqft")
+
+
+def mark_outside_extent(out: Any, ctx: ScreenContext) -> Any:
+    """Make parcels beyond ``ctx.extent`` error rows, with no jurisdiction or answer.
+
+    Such a parcel is not "outside the village" as far as the layers know: they say
+    nothing of it (parcels of another state, a wrong CRS). It keeps its row, id and area
+    and says why it has no answer.
+    """
+    if ctx.extent is None or len(out) == 0 or out.crs is None:
+        return out
+    from pyproj import CRS, Transformer
+
+    t = Transformer.from_crs(CRS.from_wkt(ctx.working_crs), out.crs, always_xy=True)
+    box = shapely.box(*t.transform_bounds(*ctx.extent, densify_pts=21))
+    geoms = out.geometry.values
+    present = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+    beyond = present & (out["status"].to_numpy(dtype=object) != "error")
+    beyond[beyond] = ~shapely.intersects(geoms[beyond], box)
+    if not beyond.any():
+        return out
+    out = out.copy()
+    out.loc[beyond, "status"] = "error"
+    out.loc[beyond, "error"] = (
+        "outside the layers' extent (the municipality and its neighbours grown by the widest"
+        " extraterritorial reach, within the working CRS's area of use): not screened"
+    )
+    for col in RESULT_COLUMNS:
+        if col not in _KEPT_OUTSIDE:
+            out.loc[beyond, col] = np.nan if out[col].dtype.kind == "f" else None
+    return out
+
+
+#: Widest extraterritorial reach, feet: 3 miles (Wis. Stat. § 236.02(5), a first, second or
+#: third class city); the layers describe nothing beyond it from their municipalities.
+_WIDEST_REACH_FT = 3 * 5280.0
+
+
+def layers_extent(layers: Any) -> tuple[float, float, float, float] | None:
+    """The box, in the working CRS, that the layers describe (see :class:`ScreenContext`)."""
+    from pyproj import Transformer
+
+    from georeview.measure.areas import sqft_per_crs_unit2
+
+    crs = layers.working_crs
+    boxes = [g.total_bounds for g in (layers.read("boundary"), layers.read("neighbors"))
+             if g is not None and len(g)]
+    if not boxes:
+        return None
+    b = np.vstack(boxes)
+    grow = _WIDEST_REACH_FT / float(np.sqrt(sqft_per_crs_unit2(crs)))
+    ext = [b[:, 0].min() - grow, b[:, 1].min() - grow, b[:, 2].max() + grow, b[:, 3].max() + grow]
+    aou = crs.area_of_use
+    if aou is not None:
+        t = Transformer.from_crs("EPSG:4326", crs, always_xy=True)
+        a = t.transform_bounds(aou.west, aou.south, aou.east, aou.north, densify_pts=21)
+        ext = [max(ext[0], a[0]), max(ext[1], a[1]), min(ext[2], a[2]), min(ext[3], a[3])]
+    return tuple(float(v) for v in ext)  # type: ignore[return-value]
+
+
+def check_parcels_within(info: Any, extent: Any, layers: Any, path: str) -> None:
+    """Refuse a parcel file whose stored bounds lie wholly beyond the layers' extent."""
+    from pyproj import CRS, Transformer
+
+    if extent is None or info.bounds is None or info.crs is None:
+        return
+    t = Transformer.from_crs(CRS.from_user_input(info.crs), layers.working_crs, always_xy=True)
+    try:
+        b = t.transform_bounds(*info.bounds, densify_pts=21)
+    except Exception:  # pyproj: bounds that do not transform at all
+        b = (np.inf,) * 4
+    finite = np.isfinite(b).all()
+    if not finite or b[2] < extent[0] or b[0] > extent[2] or b[3] < extent[1] or b[1] > extent[3]:
+        lon = Transformer.from_crs(CRS.from_user_input(info.crs), "EPSG:4326", always_xy=True)
+        w, s, e, n = lon.transform_bounds(*info.bounds, densify_pts=21)
+        raise CRSError(
+            f"lies wholly outside the area the layers describe (parcels at longitude {w:.2f}"
+            f" to {e:.2f}, latitude {s:.2f} to {n:.2f}; layers of {layers.config.municipality}"
+            f" in {layers.working_crs.name}): are these the right layers, and is the parcel"
+            " file's CRS right?",
+            path=path,
+            field="parcels",
+        )
+
+
 def partitions(n_rows: int, size: int) -> list[tuple[int, int, int]]:
     """``(index, start, count)`` of each partition of ``n_rows`` rows."""
     if size < 1:
@@ -931,6 +1010,8 @@ def run_key(source: Source, layers: Any, options: Mapping[str, Any]) -> str:
     files = [p]
     if p.suffix.lower() == ".shp":
         files = sorted(q for q in p.parent.glob(p.stem + ".*") if q.is_file())
+    elif p.is_dir():  # a File Geodatabase folder
+        files = sorted(q for q in p.rglob("*") if q.is_file())
     for f in files:
         h.update(f.name.encode())
         _hash_file(f, h)
@@ -1011,13 +1092,19 @@ def _tmp_name(out: Path) -> Path:
     return out.with_name(f".{out.stem}.partial-{os.getpid()}{out.suffix}")
 
 
-def assemble(work: WorkFolder, out: Path, n_parts: int) -> dict[str, Any]:
+def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True) -> dict[str, Any]:
     """Concatenate the partitions in order into ``out`` (temporary name, then rename).
 
-    One partition is in memory at a time. Returns the counts for the summary.
-    """
-    import pyogrio
+    One partition is in memory at a time for CSV, GeoPackage, Parquet and shapefile;
+    FlatGeobuf and GeoJSON (formats GDAL cannot append to) are written from all
+    partitions at once. Returns the counts for the summary.
 
+    Parameters
+    ----------
+    csv_bom : bool
+        Start a CSV with a UTF-8 byte-order mark, so that Excel reads it as UTF-8
+        ("§" rather than "Â§").
+    """
     from georeview._compat import require
 
     suffix = out.suffix.lower()
@@ -1029,6 +1116,9 @@ def assemble(work: WorkFolder, out: Path, n_parts: int) -> dict[str, Any]:
     counts: dict[str, dict[str, int]] = {}
     errors: list[tuple[int, str, str]] = []
     writer = None
+    whole: list[Any] = []
+    short: dict[str, str] | None = None
+    cut: dict[str, int] = {}
     try:
         if suffix == ".parquet":
             schemas = [pq.read_schema(work.part(i)) for i in range(n_parts)]
@@ -1044,17 +1134,17 @@ def assemble(work: WorkFolder, out: Path, n_parts: int) -> dict[str, Any]:
             if suffix == ".csv":
                 table = pd.DataFrame(part.drop(columns=part.geometry.name))
                 table = neutralise_formulas(table)
-                table.to_csv(tmp, mode="a" if i else "w", header=i == 0, index=False)
+                # the BOM starts the file only: appended partitions are plain UTF-8
+                enc = "utf-8-sig" if (csv_bom and i == 0) else "utf-8"
+                table.to_csv(tmp, mode="a" if i else "w", header=i == 0, index=False, encoding=enc)
             elif suffix == ".gpkg":
-                pyogrio.write_dataframe(
-                    part,
-                    tmp,
-                    layer=out.stem,
-                    driver="GPKG",
-                    append=i > 0,
-                    geometry_type="Unknown",
-                    promote_to_multi=False,
-                )
+                _write_gpkg(_typed(part), tmp, layer=out.stem, append=i > 0)
+            elif suffix == ".shp":
+                if short is None:
+                    short = shapefile_names(list(part.columns.drop(part.geometry.name)))
+                _write_shp(part.rename(columns=short), tmp, append=i > 0, cut=cut)
+            elif suffix in (".fgb", ".geojson"):
+                whole.append(_typed(part))
             else:
                 table = pq.read_table(work.part(i)).replace_schema_metadata(None)
                 writer.write_table(
@@ -1065,14 +1155,175 @@ def assemble(work: WorkFolder, out: Path, n_parts: int) -> dict[str, Any]:
             writer = None
         if n_parts == 0:
             raise InputError("the parcel layer has no features", field="parcels")
-        os.replace(tmp, out)
+        if whole:
+            _write_whole(whole, tmp, suffix, layer=out.stem)
+        if suffix == ".shp":
+            _move_shapefile(tmp, out, short or {}, cut)
+            if cut:
+                log.warning(
+                    "%s: text cut to %d bytes (a shapefile's limit) in %s; the .gpkg output"
+                    " keeps it whole",
+                    out,
+                    SHP_TEXT_BYTES,
+                    ", ".join(f"{n:,} values of {c}" for c, n in cut.items()),
+                )
+        else:
+            os.replace(tmp, out)
     except OSError as exc:
         raise OutputError(f"cannot write ({exc})", path=out) from None
     finally:
         if writer is not None:
             writer.close()
-        tmp.unlink(missing_ok=True)
+        for f in _shapefile_files(tmp) if suffix == ".shp" else [tmp]:
+            f.unlink(missing_ok=True)
     return {"counts": counts, "errors": errors}
+
+
+def _typed(part: Any) -> Any:
+    """The partition with its yes / no / unknown columns as nullable booleans."""
+    out = part.copy()
+    for col in TRI_STATE_COLUMNS:
+        if col in out.columns:
+            text = out[col].astype("string")
+            out[col] = text.map({"yes": True, "no": False}, na_action="ignore").astype("boolean")
+    return out
+
+
+def _gdal_write(frame: Any, path: Path, **kw: Any) -> None:
+    import pyogrio
+
+    try:
+        # the Arrow path writes pandas nullable booleans as OGR booleans with nulls
+        pyogrio.write_dataframe(frame, path, use_arrow=True, **kw)
+    except OSError:
+        raise
+    except Exception as exc:  # pyogrio/GDAL errors
+        raise OutputError(f"cannot write ({' '.join(str(exc).split())[:200]})", path=path) from None
+
+
+def _write_gpkg(frame: Any, path: Path, *, layer: str, append: bool) -> None:
+    """Append to a GeoPackage 1.3 with a typed MultiPolygon geometry column."""
+    _gdal_write(
+        frame,
+        path,
+        layer=layer,
+        driver="GPKG",
+        append=append,
+        geometry_type="MultiPolygon",
+        promote_to_multi=True,
+        **({} if append else {"dataset_options": {"VERSION": GPKG_VERSION}}),
+    )
+
+
+def _write_whole(parts: list[Any], path: Path, suffix: str, *, layer: str) -> None:
+    import geopandas as gpd
+
+    frame = gpd.GeoDataFrame(pd.concat(parts, ignore_index=True), crs=parts[0].crs)
+    if suffix == ".geojson" and frame.crs is not None and not frame.crs.equals("EPSG:4326"):
+        # RFC 7946: GeoJSON coordinates are WGS 84 longitude/latitude
+        frame = frame.to_crs("EPSG:4326")
+    driver = "FlatGeobuf" if suffix == ".fgb" else "GeoJSON"
+    options = {"RFC7946": "YES"} if driver == "GeoJSON" else {}
+    if driver == "FlatGeobuf":
+        # its packed R-tree reorders features (Hilbert order) and cannot hold the null
+        # geometry of an error row: without it the rows stay in input order
+        options["SPATIAL_INDEX"] = "NO"
+    _gdal_write(
+        frame,
+        path,
+        layer=layer,
+        driver=driver,
+        geometry_type="MultiPolygon",
+        promote_to_multi=True,
+        layer_options=options,
+    )
+
+
+def shapefile_names(columns: Sequence[str]) -> dict[str, str]:
+    """Full name -> unique name of at most 10 characters, for a shapefile's .dbf.
+
+    Names that fit are kept; longer ones are cut to 10 characters, and a cut that
+    clashes with another name ends in ``_1``, ``_2``, ... instead.
+    """
+    used = {c.upper() for c in columns if len(c) <= SHP_FIELD_CHARS}
+    out: dict[str, str] = {}
+    for c in columns:
+        if len(c) <= SHP_FIELD_CHARS:
+            out[c] = c
+            continue
+        name, k = c[:SHP_FIELD_CHARS], 0
+        while name.upper() in used:
+            k += 1
+            tail = f"_{k}"
+            name = c[: SHP_FIELD_CHARS - len(tail)] + tail
+        used.add(name.upper())
+        out[c] = name
+    return out
+
+
+def _shapefile_files(path: Path) -> list[Path]:
+    return [path.with_suffix(s) for s in (".shp", ".shx", ".dbf", ".prj", ".cpg")]
+
+
+#: Longest text value of a dBase field, bytes.
+SHP_TEXT_BYTES = 254
+
+
+def _clip_text(values: Any) -> tuple[Any, int]:
+    """Cut text to :data:`SHP_TEXT_BYTES` UTF-8 bytes (whole characters); count the cut."""
+    text = pd.Series(values, dtype="string")
+    nbytes = text.str.encode("utf-8").str.len()
+    long = (nbytes > SHP_TEXT_BYTES).fillna(False).to_numpy(dtype=bool)
+    if not long.any():
+        return values, 0
+    cut = text[long].str.encode("utf-8").str[:SHP_TEXT_BYTES].str.decode("utf-8", "ignore")
+    out = text.copy()
+    out[long] = cut
+    return out.astype(object).to_numpy(), int(long.sum())
+
+
+def _write_shp(frame: Any, path: Path, *, append: bool, cut: dict[str, int]) -> None:
+    """Append to a shapefile; text past 254 bytes is cut and counted in ``cut``."""
+    # a .dbf has dates but no date-times: keep them whole, as ISO 8601 text
+    stamps = [c for c in frame.columns if frame[c].dtype.kind == "M"]
+    if stamps:
+        frame = frame.assign(**{c: frame[c].astype("string") for c in stamps})
+    frame = frame.copy()
+    for col in frame.columns:
+        kind = frame[col].dtype
+        if col != frame.geometry.name and (kind.kind == "O" or pd.api.types.is_string_dtype(kind)):
+            frame[col], n = _clip_text(frame[col].to_numpy())
+            if n:
+                cut[col] = cut.get(col, 0) + n
+    _gdal_write(
+        frame,
+        path,
+        driver="ESRI Shapefile",
+        append=append,
+        geometry_type="MultiPolygon",
+        promote_to_multi=True,
+        layer_options={"ENCODING": "UTF-8"},
+    )
+
+
+def _move_shapefile(tmp: Path, out: Path, names: dict[str, str], cut: dict[str, int]) -> None:
+    """Rename the temporary shapefile's parts to ``out`` and write ``OUT.fields.csv``.
+
+    The sidecar lists each short .dbf name with the full result column name it stands
+    for and how many of its values were cut to 254 bytes
+    (``shp_name,full_name,values_cut``; the GeoPackage output keeps them whole).
+    """
+    for part in _shapefile_files(tmp):
+        if part.exists():
+            os.replace(part, out.with_suffix(part.suffix))
+    table = pd.DataFrame(
+        {
+            "shp_name": list(names.values()),
+            "full_name": list(names),
+            "values_cut": [cut.get(short, 0) for short in names.values()],
+        }
+    )
+    table.to_csv(out.with_suffix(".fields.csv"), index=False, encoding="utf-8-sig")
 
 
 def _count(
@@ -1144,17 +1395,19 @@ def run_screen(
     overwrite: bool = False,
     on_partition: Callable[[int, int], None] | None = None,
     index: Path | str | None = None,
+    crs: str | None = None,
+    csv_bom: bool = True,
 ) -> ScreenSummary:
     """Screen every parcel of a file against a municipality's layers and ordinance.
 
     Parameters
     ----------
     parcels : path
-        Parcel polygons (any vector format GDAL reads, with a CRS).
+        Parcel polygons, any format of :mod:`georeview.load.vector` (with a CRS).
     layers_dir : path
         Folder with layers.toml.
     out : path
-        Output ``.csv``, ``.gpkg`` or ``.parquet``.
+        Output ``.csv``, ``.gpkg``, ``.parquet``, ``.fgb``, ``.geojson`` or ``.shp``.
     assume : str, optional
         The assumed activity (:func:`parse_assume`).
     columns : mapping, optional
@@ -1173,6 +1426,10 @@ def run_screen(
         Called with ``(finished_partitions, total_partitions)`` after each partition is saved.
     index : path, optional
         Also write this results page (index.html: table and map of every parcel).
+    crs : str, optional
+        CRS of a CSV parcel file (``--crs``).
+    csv_bom : bool
+        Start a CSV output with a UTF-8 byte-order mark (for Excel).
 
     Returns
     -------
@@ -1192,12 +1449,20 @@ def run_screen(
         raise DataSourceError("file not found", path=parcels, field="parcels")
     assumption = parse_assume(assume)
     cols = dict(columns or WISCONSIN_COLUMNS)
-    source = Source(str(Path(parcels).resolve()), layer)
-    n_rows = source.count()
-    check_columns(cols, source.fields(), path=parcels)
+    source = Source(str(Path(parcels).resolve()), layer, crs)
+    info = source.info()
+    n_rows = info.features
+    check_columns(cols, info.fields, path=parcels)
     layers = load_layers(Path(layers_dir))
+    extent = layers_extent(layers)
+    check_parcels_within(info, extent, layers, str(parcels))
     parts = partitions(n_rows, partition_size)
-    options = {"assume": assumption.text, "columns": cols, "partition_size": partition_size}
+    options = {
+        "assume": assumption.text,
+        "columns": cols,
+        "partition_size": partition_size,
+        "crs": crs,
+    }
     work = WorkFolder(out, run_key(source, layers, options), len(parts))
     todo = [p for p in parts if not work.done(p[0])]
     resumed = len(parts) - len(todo)
@@ -1207,7 +1472,7 @@ def run_screen(
     if on_partition and resumed:
         on_partition(finished, len(parts))
     if todo:
-        ctx = build_context(layers, assumption, cols)
+        ctx = replace(build_context(layers, assumption, cols), extent=extent)
 
         def save(i: int, frame: Any) -> None:
             nonlocal finished
@@ -1225,7 +1490,7 @@ def run_screen(
         else:
             for i, start, count in todo:
                 save(i, screen_slice(source, start, count, ctx))
-    stats = assemble(work, out, len(parts))
+    stats = assemble(work, out, len(parts), csv_bom=csv_bom)
     if index is not None:
         write_screen_index(work, len(parts), Path(index), layers, title=f"Screening: {out.name}")
     work.remove()
