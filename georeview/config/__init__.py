@@ -247,6 +247,13 @@ class FloodplainSpec(LayerSpec):
     sfha_field: str = "SFHA_TF"
 
 
+class HydrographySpec(LayerSpec):
+    """NHD or NHDPlus HR flowlines and waterbodies."""
+
+    #: NHD feature type (``FType`` / ``FTYPE``, code 460 or text ``StreamRiver``).
+    ftype_field: str = "FType"
+
+
 class SoilsSpec(LayerSpec):
     """SSURGO map units with hydrologic group and K factor."""
 
@@ -266,7 +273,7 @@ class LayersConfig(StrictModel):
     dem: DemSpec | None = None
     wetlands: LayerSpec | None = None
     floodplain: FloodplainSpec | None = None
-    hydrography: LayerSpec | None = None
+    hydrography: HydrographySpec | None = None
     soils: SoilsSpec | None = None
     roads: LayerSpec | None = None
     notes: str | None = None

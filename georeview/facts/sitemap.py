@@ -52,6 +52,7 @@ import shapely
 from georeview.config import SITE_MAP_FEATURES
 from georeview.errors import ConfigError, GeometryError, InputError
 from georeview.load import VECTOR_SUFFIXES, read_submission_layer, submission_file
+from georeview.load.vector import nhd_ftype_codes
 from georeview.units import M_PER_FT
 
 if TYPE_CHECKING:
@@ -143,7 +144,9 @@ def _split_hydrography(
     geoms = np.asarray(hydro.geometry.values, dtype=object)
     types = shapely.get_type_id(geoms)
     if ftype_field in hydro.columns:
-        ftype = np.asarray(hydro[ftype_field].fillna(-1), dtype=np.int64)
+        # codes or NHD's text names ("StreamRiver"): load.vector.map_fields normalises
+        # layers read through layers.toml, this covers frames built otherwise
+        ftype = nhd_ftype_codes(hydro[ftype_field]).to_numpy()
     else:
         ftype = np.full(len(hydro), -1, dtype=np.int64)
     lines = np.isin(types, _LINE_TYPES)

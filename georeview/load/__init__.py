@@ -33,7 +33,15 @@ from georeview.config import (
     load_submission_config,
 )
 from georeview.errors import ConfigError, CRSError, DataSourceError, GeometryError, LimitError
-from georeview.load.vector import VECTOR_SUFFIXES, layer_names, read_vector
+from georeview.load.vector import (
+    RASTER_SUFFIXES,
+    VECTOR_SUFFIXES,
+    check_boundary,
+    layer_names,
+    map_fields,
+    read_depth_grid,
+    read_vector,
+)
 
 log = logging.getLogger(__name__)
 
@@ -129,15 +137,25 @@ class Layers:
             return None
         key = (name, None if bbox is None else tuple(round(v, 3) for v in bbox))
         if key not in self._cache:
-            self._cache[key] = read_layer(
-                self.folder / spec.path,
-                self.working_crs,
-                layer=spec.layer,
-                bbox=bbox,
-                label=name,
-                where=spec.where,
-                crs=spec.crs,
-            )
+            path = self.folder / spec.path
+            if name == "floodplain" and path.suffix.lower() in RASTER_SUFFIXES:
+                gdf = read_depth_grid(path, self.working_crs, bbox=bbox, label=name)
+            else:
+                gdf = read_layer(
+                    path,
+                    self.working_crs,
+                    layer=spec.layer,
+                    bbox=bbox,
+                    label=name,
+                    where=spec.where,
+                    crs=spec.crs,
+                )
+            toml = self.folder / "layers.toml"
+            gdf = map_fields(gdf, name, spec, toml)
+            if name == "boundary":
+                nb = self.config.neighbors
+                check_boundary(gdf, spec, toml, nb.kind_field if nb else "CTV")
+            self._cache[key] = gdf
         return self._cache[key]
 
 

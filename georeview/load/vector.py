@@ -563,3 +563,222 @@ def _bbox_into(
         raise CRSError(f"unreadable CRS ({exc})", path=path) from None
     t = Transformer.from_crs(src, dst, always_xy=True)
     return tuple(t.transform_bounds(*bbox, densify_pts=21))  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------- layers as downloaded
+
+#: NHD ``FType`` domain, text form -> code (USGS NHD data dictionary; NHDPlus HR ships
+#: the code, some state extracts and conversions the text).
+NHD_FTYPE_CODES: dict[str, int] = {
+    "artificialpath": 558,
+    "canalditch": 336,
+    "coastline": 566,
+    "connector": 334,
+    "pipeline": 428,
+    "streamriver": 460,
+    "underground conduit": 420,
+    "undergroundconduit": 420,
+    "drainageway": 468,
+    "estuary": 493,
+    "icemass": 378,
+    "ice mass": 378,
+    "lakepond": 390,
+    "playa": 361,
+    "reservoir": 436,
+    "swampmarsh": 466,
+    "foreshore": 364,
+    "inundationarea": 403,
+    "spillway": 455,
+    "wash": 484,
+}
+
+#: The column a hydrography layer's feature type is read from once loaded.
+NHD_FTYPE_FIELD = "FType"
+
+#: Field keys of each layers.toml table, and whether the rules cannot do without them
+#: (a required field missing is refused even when layers.toml leaves it at its default).
+FIELD_KEYS: dict[str, dict[str, bool]] = {
+    "boundary": {"name_field": False, "id_field": False},
+    "neighbors": {"kind_field": True, "name_field": False, "id_field": False},
+    "floodplain": {
+        "zone_field": False,
+        "subtype_field": False,
+        "sfha_field": False,
+        "id_field": False,
+    },
+    "wetlands": {"name_field": False, "id_field": False},
+    "hydrography": {"ftype_field": False, "name_field": False, "id_field": False},
+    "soils": {
+        "musym_field": False,
+        "hsg_field": False,
+        "kfactor_field": False,
+        "id_field": False,
+    },
+    "roads": {"name_field": False, "id_field": False},
+}
+
+
+def map_fields(
+    gdf: gpd.GeoDataFrame, name: str, spec: Any, toml_path: Path | str
+) -> gpd.GeoDataFrame:
+    """Give a layer's mapped fields the names layers.toml uses, whatever their case.
+
+    NFHL fields come as ``FLD_ZONE`` or ``fld_zone``, NHD's as ``FType`` or ``FTYPE``:
+    a column matching a mapped field without regard to case is renamed to the mapped
+    name, and an NHD ``FType`` in text form (``StreamRiver``) becomes its code (460).
+
+    Raises
+    ------
+    ConfigError
+        A field named in layers.toml (or one the rules need) that the data lacks,
+        naming the key, the field and the columns present; a floodplain with neither
+        its zone nor its SFHA field.
+    """
+    from georeview.errors import ConfigError
+
+    keys = FIELD_KEYS.get(name, {})
+    given = getattr(spec, "model_fields_set", set())
+    lower = {str(c).lower(): c for c in gdf.columns if c != gdf.geometry.name}
+    renames: dict[str, str] = {}
+    missing: list[str] = []
+    for key, required in keys.items():
+        field = getattr(spec, key, None)
+        if not field:
+            continue
+        found = field if field in gdf.columns else lower.get(field.lower())
+        if found is None:
+            if key in given or required:
+                columns = ", ".join(map(str, lower.values())) or "(none)"
+                raise ConfigError(
+                    f"field {field!r} is not in {Path(str(spec.path)).name}; its columns are"
+                    f" {columns}",
+                    path=toml_path,
+                    field=f"{name}.{key}",
+                )
+            missing.append(key)
+        elif found != field:
+            renames[found] = field
+    if renames:
+        gdf = gdf.rename(columns=renames)
+    if name == "floodplain" and {"zone_field", "sfha_field"} <= set(missing) and len(gdf):
+        raise ConfigError(
+            f"neither {spec.zone_field!r} nor {spec.sfha_field!r} is in"
+            f" {Path(str(spec.path)).name} (an NFHL S_FLD_HAZ_AR layer has FLD_ZONE and"
+            f" SFHA_TF); its columns are {', '.join(map(str, lower.values())) or '(none)'}",
+            path=toml_path,
+            field="floodplain.zone_field",
+        )
+    if name == "hydrography" and spec.ftype_field in gdf.columns:
+        # the site-map rules read NHD's own name, FType, as integer codes
+        codes = nhd_ftype_codes(gdf[spec.ftype_field])
+        gdf = gdf.drop(columns=[spec.ftype_field]).assign(**{NHD_FTYPE_FIELD: codes})
+    return gdf
+
+
+def nhd_ftype_codes(values: pd.Series) -> pd.Series:
+    """NHD ``FType`` values as integer codes (text names mapped; unknown -> -1)."""
+    numeric = pd.to_numeric(values.astype(object), errors="coerce").astype(float)
+    text = values.astype("string").str.strip().str.lower().astype(object)
+    named = pd.to_numeric(pd.Series(text, index=values.index).map(NHD_FTYPE_CODES)).astype(float)
+    return numeric.fillna(named).fillna(-1).astype(np.int64)
+
+
+def check_boundary(
+    gdf: gpd.GeoDataFrame, spec: Any, toml_path: Path | str, kind_field: str = "CTV"
+) -> None:
+    """Refuse a boundary layer that holds more than one municipality and no ``where``.
+
+    The statewide (or county) LTSB file used as the boundary would make every
+    municipality in it "the village".
+    """
+    from georeview.errors import ConfigError
+
+    if spec.where is not None or len(gdf) < 2:
+        return
+    cols = [
+        c
+        for c in (spec.name_field or "MCD_NAME", kind_field, "GEOID", "MCD_FIPS")
+        if c in gdf.columns
+    ]
+    if not cols:
+        return  # several pieces of one limit, nothing says otherwise
+    distinct = gdf[cols].astype("string").drop_duplicates()
+    if len(distinct) > 1:
+        sample = ", ".join(" ".join(map(str, r)) for r in distinct.head(4).itertuples(index=False))
+        raise ConfigError(
+            f"{Path(str(spec.path)).name} holds {len(distinct)} municipalities ({sample}, ...)"
+            " and no filter: add where = \"MCD_NAME = '<name>' AND CTV = '<C|V|T>'\"",
+            path=toml_path,
+            field="boundary.where",
+        )
+
+
+#: Raster suffixes a floodplain may be given as (a FEMA flood-depth grid).
+RASTER_SUFFIXES = (".tif", ".tiff", ".vrt", ".img")
+
+
+def read_depth_grid(
+    path: Path | str,
+    working_crs: CRS,
+    *,
+    bbox: tuple[float, float, float, float] | None = None,
+    label: str = "floodplain",
+) -> gpd.GeoDataFrame:
+    """The cells of a FEMA flood-depth raster with depth > 0, as 1 % floodplain polygons.
+
+    The polygons carry NFHL fields (``FLD_ZONE = "A"``, ``SFHA_TF = "T"``,
+    ``ZONE_SUBTY = None``) so the floodplain rules read them as they read
+    ``S_FLD_HAZ_AR``; cells are polygonised by GDAL (``rasterio.features.shapes``),
+    whole cells, in the raster's CRS, then reprojected.
+
+    Raises
+    ------
+    DataSourceError
+        The raster cannot be read.
+    CRSError
+        The raster has no CRS.
+    LimitError
+        The window read is larger than ``limits().max_raster_cells``.
+    """
+    import rasterio
+    from rasterio.features import shapes
+    from rasterio.windows import from_bounds
+
+    from georeview.config import limits
+
+    path = Path(path)
+    try:
+        ds = rasterio.open(path)
+    except rasterio.errors.RasterioError as exc:
+        raise DataSourceError(f"cannot open as a raster ({exc})", path=path, field=label) from None
+    with ds:
+        if ds.crs is None:
+            raise CRSError("the depth grid has no CRS", path=path, field=label)
+        window = None
+        if bbox is not None:
+            b = _bbox_into(bbox, working_crs, ds.crs.to_wkt(), path)
+            window = from_bounds(*b, transform=ds.transform).round_offsets().round_lengths()
+            window = window.intersection(rasterio.windows.Window(0, 0, ds.width, ds.height))
+        cells = (window.width * window.height) if window is not None else ds.width * ds.height
+        if cells > limits().max_raster_cells:
+            raise LimitError(
+                f"{cells:,} cells exceed the limit of {limits().max_raster_cells:,}"
+                " (GEOREVIEW_MAX_RASTER_CELLS)",
+                path=path,
+                field=label,
+            )
+        depth = ds.read(1, window=window, masked=True)
+        transform = ds.window_transform(window) if window is not None else ds.transform
+        wet = (depth.filled(0) > 0).astype(np.uint8)
+        geoms = [shapely.geometry.shape(g) for g, v in shapes(wet, mask=wet, transform=transform)]
+        crs = ds.crs
+    out = gpd.GeoDataFrame(
+        {
+            "FLD_ZONE": ["A"] * len(geoms),
+            "ZONE_SUBTY": [None] * len(geoms),
+            "SFHA_TF": ["T"] * len(geoms),
+        },
+        geometry=geoms,
+        crs=crs,
+    )
+    return out.to_crs(working_crs)
