@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from georeview.cli import main
@@ -41,6 +42,16 @@ def readme_rows() -> list[dict[str, str]]:
 ROWS = readme_rows()
 
 
+def report_validator() -> jsonschema.Draft202012Validator:
+    """The report.json schema shipped in the package (georeview/report/report.schema.json)."""
+    from importlib import resources
+
+    text = resources.files("georeview.report").joinpath("report.schema.json").read_text("utf-8")
+    schema = json.loads(text)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
 def test_readme_lists_every_sample_and_enough_of_them():
     folders = sorted(p.name for p in SAMPLES.iterdir() if (p / "submission.toml").is_file())
     assert sorted(r["site"] for r in ROWS) == folders
@@ -61,6 +72,7 @@ def test_sample_review_matches_readme(row, tmp_path):
     for f in report["findings"]:
         assert f["citation"]
         assert f["status"] in ("pass", "fail", "needs_info", "not_applicable")
+    report_validator().validate(report)  # the schema shipped in the package
     assert (out / "report.html").stat().st_size > 0
     assert (out / "map.html").stat().st_size > 0
 

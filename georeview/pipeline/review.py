@@ -24,6 +24,7 @@ from georeview.facts.build import activity_columns, facts_frame, record_of, site
 from georeview.facts.plan import plan_facts
 from georeview.facts.sitemap import sitemap_facts
 from georeview.load import Layers, LoadedSubmission, load_layers, load_submission, to_crs
+from georeview.load.build import layer_inventory
 from georeview.measure.areas import Areas, floodway, measure_areas, sfha
 from georeview.measure.jurisdiction import JurisdictionResult, Jurisdictions, build, locate
 from georeview.rules import Judgement, Ordinance, judge, load_ordinance
@@ -147,6 +148,15 @@ class Review:
                     for n in type(self.layers.config).model_fields
                     if getattr(getattr(self.layers.config, n), "synthetic", False)
                 ),
+                "used": layer_inventory(self.layers),
+            },
+            # every coordinate report.json gives, and the CRS it is in
+            "coordinates": {
+                "crs": self.layers.config.working_crs,
+                "fields": [
+                    "measures.downstream.discharge_points[].x",
+                    "measures.downstream.discharge_points[].y",
+                ],
             },
             "jurisdiction": {
                 **self.jurisdiction.to_dict(),
