@@ -394,3 +394,54 @@ def test_shapefile_names_are_unique_and_short() -> None:
     assert names["share_villa"] == "share_vi_1"  # its cut clashes with share_village's
     assert len(set(names.values())) == len(names)
     assert all(len(v) <= 10 for v in names.values())
+
+
+# --------------------------------------------------------------------------- submissions
+
+
+def test_review_reads_site_files_in_every_format(tmp_path: Path) -> None:
+    """A 100 m x 60 m site (64,583.46 sq ft = 6,000 m² / 0.3048²) in five formats; the
+    batch's sites.gpkg is in the layers' working CRS (here EPSG:26986, not EPSG:3071)."""
+    from georeview.pipeline.batch import review_many
+
+    x0, y0 = 230_000.0, 900_000.0  # NAD83 / Massachusetts Mainland, metres
+    layers = tmp_path / "layers"
+    layers.mkdir()
+    gpd.GeoDataFrame(geometry=[shapely.box(x0, y0, x0 + 2000, y0 + 2000)], crs=26986).to_file(
+        layers / "boundary.gpkg"
+    )
+    (layers / "layers.toml").write_text(
+        'municipality = "deerfield"\nworking_crs = "EPSG:26986"\n'
+        '[boundary]\npath = "boundary.gpkg"\n'
+    )
+    site = gpd.GeoDataFrame(
+        {"n": [0]}, geometry=[shapely.box(x0 + 500, y0 + 500, x0 + 600, y0 + 560)], crs=26986
+    )
+    batch = tmp_path / "batch"
+    writers = {
+        "site.parquet": lambda p: site.to_parquet(p),
+        "site.fgb": lambda p: site.to_file(p),
+        "site.gpkg": lambda p: site.to_file(p),
+        "site.zip": None,
+    }
+    for name, write in writers.items():
+        sub = batch / name.replace(".", "_")
+        sub.mkdir(parents=True)
+        if name == "site.zip":
+            site.to_file(sub / "s.shp")
+            _zip(sorted(sub.glob("s.*")), sub / name, sub)
+            for f in sub.glob("s.*"):
+                f.unlink()
+        else:
+            write(sub / name)
+        (sub / "submission.toml").write_text(f'municipality = "deerfield"\nsite = "{name}"\n')
+    res = review_many(batch, tmp_path / "out", layers_dir=layers)
+    assert [r["status"] for r in res.rows] == ["ok"] * 4, [r["error"] for r in res.rows]
+    for r in res.rows:
+        # the summary gives 0.1 sq ft
+        assert float(r["site_area_sqft"]) == pytest.approx(6000 / 0.3048**2, abs=0.05)
+    sites = gpd.read_file(res.sites_gpkg)
+    assert sites.crs.to_epsg() == 26986
+    assert sites.area.tolist() == pytest.approx([6000.0] * 4, rel=1e-9)
+    with sqlite3.connect(res.sites_gpkg) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 10300

@@ -53,7 +53,9 @@ SUMMARY_COLUMNS = (
     "pass",
     "report",
 )
-_SUMMARY_CRS = "EPSG:3071"
+#: CRS of sites.gpkg and index.html when the batch's submissions have different working
+#: CRSs (when they share one, as every Wisconsin municipality's EPSG:3071, that one).
+_MIXED_CRS = "EPSG:4326"
 
 
 def is_batch(path: Path | str) -> bool:
@@ -347,7 +349,8 @@ def _review_one(
         "pass": counts["pass"],
         "report": str(Path(name) / "report.json"),
     }
-    site = result.submission.site.to_crs(_SUMMARY_CRS).geometry.union_all()
+    # the site in its layers' working CRS, with that CRS (sites.gpkg states it)
+    site = (result.submission.site.geometry.union_all(), result.layers.config.working_crs)
     return row, site
 
 
@@ -460,8 +463,9 @@ def review_many(
             )
             sites.append(site)
     _write_summary(summary_csv, rows)
-    gpkg = _write_sites(out / "sites.gpkg", rows, sites)
-    _write_index(out / "index.html", rows, sites, title=f"Batch review: {folder.name}")
+    crs, geoms = _in_one_crs(sites)
+    gpkg = _write_sites(out / "sites.gpkg", rows, geoms, crs)
+    _write_index(out / "index.html", rows, geoms, crs, title=f"Batch review: {folder.name}")
     return BatchResult(
         out=out,
         rows=tuple(rows),
@@ -482,7 +486,29 @@ def _write_summary(path: Path, rows: list[dict[str, Any]]) -> None:
     write_atomic(path, buf.getvalue())
 
 
-def _write_index(path: Path, rows: list[dict[str, Any]], sites: list[Any], *, title: str) -> Path:
+def _in_one_crs(sites: list[Any]) -> tuple[str, list[Any]]:
+    """The batch's CRS (the working CRS its submissions share) and each site in it.
+
+    ``sites`` holds ``(geometry, working_crs)`` per row, ``None`` for error rows.
+    """
+    import geopandas as gpd
+    from pyproj import CRS
+
+    crss = {CRS.from_user_input(s[1]).to_wkt() for s in sites if s is not None}
+    if len(crss) <= 1:
+        crs = next((s[1] for s in sites if s is not None), _MIXED_CRS)
+        return crs, [None if s is None else s[0] for s in sites]
+    log.warning("submissions use %d working CRSs: sites.gpkg is in %s", len(crss), _MIXED_CRS)
+    out = [
+        None if s is None else gpd.GeoSeries([s[0]], crs=s[1]).to_crs(_MIXED_CRS).iloc[0]
+        for s in sites
+    ]
+    return _MIXED_CRS, out
+
+
+def _write_index(
+    path: Path, rows: list[dict[str, Any]], sites: list[Any], crs: str, *, title: str
+) -> Path:
     """Write index.html: a sortable table and a map of every submission, linked to its report.
 
     Error rows have no site and appear in the table only.
@@ -494,7 +520,7 @@ def _write_index(path: Path, rows: list[dict[str, Any]], sites: list[Any], *, ti
 
     frame = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
     frame["report_html"] = [f"{r['name']}/report.html" if r["status"] == "ok" else "" for r in rows]
-    gdf = gpd.GeoDataFrame(frame, geometry=list(sites), crs=_SUMMARY_CRS)
+    gdf = gpd.GeoDataFrame(frame, geometry=list(sites), crs=crs)
     columns = [
         "name",
         "status",
@@ -512,13 +538,15 @@ def _write_index(path: Path, rows: list[dict[str, Any]], sites: list[Any], *, ti
         gdf,
         path,
         title=title,
-        working_crs=_SUMMARY_CRS,
+        working_crs=crs,
         columns=columns,
         link_column="report_html",
     )
 
 
-def _write_sites(path: Path, rows: list[dict[str, Any]], sites: list[Any]) -> Path | None:
+def _write_sites(
+    path: Path, rows: list[dict[str, Any]], sites: list[Any], crs: str
+) -> Path | None:
     """Write the reviewed sites with their summary row (temporary name, then rename)."""
     import geopandas as gpd
     import pandas as pd
@@ -529,11 +557,20 @@ def _write_sites(path: Path, rows: list[dict[str, Any]], sites: list[Any]) -> Pa
     frame = pd.DataFrame([rows[i] for i in keep], columns=list(SUMMARY_COLUMNS))
     for col in ("site_area_sqft", "disturbed_area_sqft"):
         frame[col] = pd.to_numeric(frame[col])
-    gdf = gpd.GeoDataFrame(frame, geometry=[sites[i] for i in keep], crs=_SUMMARY_CRS)
+    gdf = gpd.GeoDataFrame(frame, geometry=[sites[i] for i in keep], crs=crs)
     tmp = path.with_name(f".{path.stem}.partial-{os.getpid()}{path.suffix}")
     try:
         tmp.unlink(missing_ok=True)
-        gdf.to_file(tmp, layer="sites", driver="GPKG")
+        # GeoPackage 1.3 with typed MultiPolygon geometry, as the screening's (ArcGIS Pro 3.x)
+        gdf.to_file(
+            tmp,
+            layer="sites",
+            driver="GPKG",
+            engine="pyogrio",
+            dataset_options={"VERSION": "1.3"},
+            geometry_type="MultiPolygon",
+            promote_to_multi=True,
+        )
         os.replace(tmp, path)
     except OSError as exc:
         raise OutputError(f"cannot write ({exc})", path=path) from None
