@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sitemap": ("sitemap", "print-ready site-map sheet (PDF) at a true engineering scale"),
     "rules": ("rules", "print every rule with its citation"),
     "inspections": ("inspections", "check an inspection log against rainfall"),
+    "layers": ("layers", "build a municipality's layers folder from public downloads"),
 }
 
 
