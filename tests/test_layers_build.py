@@ -203,3 +203,15 @@ def test_ssurgo_dominant_component() -> None:
     assert out.loc["1", "kffact"] == pytest.approx(0.32)
     assert out.loc["2", "hydgrpdcd"] == "A/D"
     assert np.isnan(out.loc["2", "kffact"])
+
+
+def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["layers", "build", str(tmp_path / "o"), "--municipality", "deerfield",
+            "--name", "Nowhere", "--kind", "V", "--boundaries", str(MUNIS)]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith("georeview: error: ")
+    assert "no municipality where MCD_NAME = 'Nowhere' AND CTV = 'V'" in err[0]
+    assert main([*argv[:6], "Deerfield", *argv[7:], "--city-class", "Madison=9"]) == 2
+    assert "a city class is 1 to 4" in capsys.readouterr().err
