@@ -53,9 +53,9 @@ SUMMARY_COLUMNS = (
     "pass",
     "report",
 )
-#: CRS of sites.gpkg and index.html when the batch's submissions have different working
-#: CRSs (when they share one, as every Wisconsin municipality's EPSG:3071, that one).
-_MIXED_CRS = "EPSG:4326"
+#: CRS of sites.gpkg and index.html when no submission could be read (otherwise the
+#: working CRS of the submissions' layers).
+_DEFAULT_CRS = "EPSG:3071"
 
 
 def is_batch(path: Path | str) -> bool:
@@ -487,23 +487,29 @@ def _write_summary(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def _in_one_crs(sites: list[Any]) -> tuple[str, list[Any]]:
-    """The batch's CRS (the working CRS its submissions share) and each site in it.
+    """The batch's CRS and each site in it.
 
-    ``sites`` holds ``(geometry, working_crs)`` per row, ``None`` for error rows.
+    ``sites`` holds ``(geometry, working_crs)`` per row, ``None`` for error rows. The
+    batch's CRS is the working CRS of its first site (every Wisconsin municipality's is
+    EPSG:3071); a site reviewed in another working CRS is reprojected into it, with a
+    warning.
     """
     import geopandas as gpd
     from pyproj import CRS
 
-    crss = {CRS.from_user_input(s[1]).to_wkt() for s in sites if s is not None}
-    if len(crss) <= 1:
-        crs = next((s[1] for s in sites if s is not None), _MIXED_CRS)
-        return crs, [None if s is None else s[0] for s in sites]
-    log.warning("submissions use %d working CRSs: sites.gpkg is in %s", len(crss), _MIXED_CRS)
-    out = [
-        None if s is None else gpd.GeoSeries([s[0]], crs=s[1]).to_crs(_MIXED_CRS).iloc[0]
-        for s in sites
-    ]
-    return _MIXED_CRS, out
+    first = next((s[1] for s in sites if s is not None), _DEFAULT_CRS)
+    target = CRS.from_user_input(first)
+    out = []
+    moved = 0
+    for s in sites:  # one geometry per submission
+        if s is None or CRS.from_user_input(s[1]) == target:
+            out.append(None if s is None else s[0])
+        else:
+            out.append(gpd.GeoSeries([s[0]], crs=s[1]).to_crs(target).iloc[0])
+            moved += 1
+    if moved:
+        log.warning("%d sites reviewed in another working CRS are drawn in %s", moved, first)
+    return first, out
 
 
 def _write_index(
