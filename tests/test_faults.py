@@ -113,7 +113,9 @@ def _killing(monkeypatch: pytest.MonkeyPatch, marker: Path, *, once: bool) -> No
     monkeypatch.setattr(
         screen_mod,
         "Source",
-        lambda path, layer=None: KillingSource(path, layer, marker=str(marker), once=once),
+        lambda path, layer=None, crs=None: KillingSource(
+            path, layer, crs, marker=str(marker), once=once
+        ),
     )
 
 

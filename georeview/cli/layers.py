@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=N",
-        help="class of a city (Wis. Stat. § 62.05), e.g. Madison=2; repeatable",
+        help="class of a city (1 to 4), e.g. Madison=2; repeatable",
     )
     p.add_argument(
         "--vintage",
