@@ -97,15 +97,8 @@ def _crs_text(crs: Any) -> str | None:
 
 # --------------------------------------------------------------------------- layers build
 
-#: Extraterritorial reach, miles, by kind and class (Wis. Stat. § 236.02(5)): 3 miles for
-#: a first, second or third class city, 1.5 miles for a fourth class city or a village.
-REACH_MI = {"V": 1.5, "C4": 1.5, "C1": 3.0, "C2": 3.0, "C3": 3.0}
-#: The widest reach any neighbour can have (a first to third class city), miles.
-WIDEST_REACH_MI = 3.0
-#: Margin beyond the reach kept in resource layers, miles: the downstream trace runs a
-#: quarter mile from a site (Somers 17.10(B)(4)(h)), so water near the edge stays.
-MARGIN_MI = 0.25
 _M_PER_MI = 1609.344
+_FT_PER_MI = 5280.0
 _TITLE = {"V": "Village of ", "C": "City of ", "T": "Town of "}
 
 
@@ -294,11 +287,20 @@ def build_layers(
         )
     village = shapely.union_all(munis.geometry.values[this.to_numpy()])
     unit_m = float(crs.axis_info[0].unit_conversion_factor)
-    own = REACH_MI["V"] if kind == "V" else REACH_MI.get(f"C{classes.get(name, 4)}", 0.0)
-    # neighbours whose own reach (at most 3 miles) could meet this one's
-    near = shapely.buffer(village, (own + WIDEST_REACH_MI) * _M_PER_MI / unit_m)
+    # the reaches and the trace length are the ordinance's parameters
+    from georeview.measure.jurisdiction import etj_miles
+    from georeview.rules import load_ordinance
+
+    ordinance = load_ordinance(municipality)
+    reach = ordinance.param("etj_miles")
+    own = etj_miles(kind, classes.get(name), reach_miles=reach)
+    widest = max(float(v) for v in reach.values())
+    margin_mi = float(ordinance.param("downstream_trace_ft")) / _FT_PER_MI
+    # neighbours whose own reach (at most the widest) could meet this one's; resource layers
+    # reach the downstream trace's length beyond the extraterritorial area
+    near = shapely.buffer(village, (own + widest) * _M_PER_MI / unit_m)
     keep = shapely.intersects(munis.geometry.values, near)
-    clip = shapely.buffer(village, (own + MARGIN_MI) * _M_PER_MI / unit_m)
+    clip = shapely.buffer(village, (own + margin_mi) * _M_PER_MI / unit_m)
     bbox = tuple(float(v) for v in shapely.bounds(clip))
     b = _Built()
     kept = munis[keep]
@@ -383,8 +385,8 @@ def build_layers(
         "working_crs": working_crs,
         "clip": {
             "reach_mi": own,
-            "margin_mi": MARGIN_MI,
-            "neighbours_within_mi": own + WIDEST_REACH_MI,
+            "margin_mi": margin_mi,
+            "neighbours_within_mi": own + widest,
             "bounds": list(bbox),
         },
         "layers": b.provenance,
