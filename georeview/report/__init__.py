@@ -151,10 +151,13 @@ def render_html(
     )
 
 
-def write_reports(review: Any, out_dir: Path, *, with_map: bool = True) -> dict[str, Path]:
-    """Write report.json, report.html and (optionally) map.html for one review.
+def write_reports(
+    review: Any, out_dir: Path, *, with_map: bool = True, with_layers: bool = True
+) -> dict[str, Path]:
+    """Write report.json, report.html, layers.gpkg and (optionally) map.html for one review.
 
     The map is built once: written as map.html and embedded in report.html.
+    layers.gpkg holds the review's geometry for a GIS (:mod:`georeview.report.gpkg`).
     """
     out_dir = Path(out_dir)
     report = review.to_dict()
@@ -167,6 +170,10 @@ def write_reports(review: Any, out_dir: Path, *, with_map: bool = True) -> dict[
 
         map_html = render_map(build_map(review, report))
         paths["map"] = write_atomic(out_dir / "map.html", map_html)
+    if with_layers:
+        from georeview.report.gpkg import write_layers_gpkg
+
+        paths["gpkg"] = write_layers_gpkg(review, report, out_dir / "layers.gpkg")
     paths["html"] = write_atomic(
         out_dir / "report.html",
         render_html(

@@ -43,7 +43,7 @@ OUTCOME_COLOURS: dict[str, str] = {
     "other": "#bdbdbd",
 }
 #: Column order preferred in the table (others follow in the frame's order).
-PREFERRED = ("id", "outcome", "status", "jurisdiction", "regulated", "category", "error")
+PREFERRED = ("id", "name", "outcome", "status", "jurisdiction", "regulated", "category", "error")
 
 
 def outcome(rows: pd.DataFrame) -> pd.Series:
