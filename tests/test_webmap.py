@@ -132,7 +132,7 @@ def test_popups_carry_each_layers_findings(rev):
 
 def test_write_reports_embeds_the_map(rev, tmp_path):
     paths = write_reports(rev, tmp_path / "out")
-    assert set(paths) == {"json", "map", "html"}
+    assert set(paths) == {"json", "map", "html", "gpkg"}
     report_html = paths["html"].read_text()
     assert "srcdoc=" in report_html
     assert "map.html" in report_html

@@ -230,10 +230,15 @@ def evidence_of(finding: Mapping[str, Any], derived: Mapping[str, list[str]]) ->
     """Evidence sources of a finding: its own ``evidence`` field, else derived from its facts."""
     own = finding.get("evidence")
     if isinstance(own, str):
-        return [own]
-    if isinstance(own, (list, tuple)):
-        return [str(x) for x in own]
-    return list(derived.get(finding.get("rule_id", ""), []))
+        found = [own]
+    elif isinstance(own, (list, tuple)):
+        found = [str(x) for x in own]
+    else:
+        found = list(derived.get(finding.get("rule_id", ""), []))
+    # Nearly every rule reads the classification to know whether it applies; say so
+    # only where nothing else is the evidence.
+    rest = [e for e in found if e != "judged"]
+    return rest or found
 
 
 def derive_evidence(review: Any) -> dict[str, list[str]]:
@@ -262,8 +267,10 @@ def missing_facts(review: Any) -> dict[str, list[str]]:
 
 # ------------------------------------------------------------------ caveats
 _TOPICS = {
-    "soil_loss": re.compile(r"soil.loss|sediment discharge|tons/acre|USLE", re.IGNORECASE),
-    "runoff": re.compile(r"peak|runoff|sediment basin|cfs", re.IGNORECASE),
+    "soil_loss": re.compile(
+        r"soil.loss|sediment discharge|tons/acre|USLE|erosivity", re.IGNORECASE
+    ),
+    "runoff": re.compile(r"\bpeak|sediment basin|\bcfs\b|design storm", re.IGNORECASE),
 }
 
 
@@ -277,8 +284,20 @@ def caveats(report: Mapping[str, Any]) -> list[dict[str, str]]:
     eng = report.get("engineering") or {}
     sl = eng.get("soil_loss") or {}
     out: list[dict[str, str]] = []
+    seen: set[str] = set()
+    # Runoff caveats matter only where a rule of this review reads a peak or a basin.
+    runoff_read = any(
+        "runoff" in _finding_topics(f) and f.get("status") != "not_applicable"
+        for f in report.get("findings", [])
+    )
 
-    def add(text: str, topic: str) -> None:
+    def add(text: str, topic: str, raw: str | None = None) -> None:
+        # The same warning can come from two places (soil_loss.warnings is repeated in
+        # engineering.warnings): say it once.
+        key = (raw or text).strip().lower()
+        if key in seen or (topic == "runoff" and not runoff_read):
+            return
+        seen.add(key)
         prose, _ = plain(text)
         storm = re.match(r"(?:Runoff|Soil loss): (\d+yr) ", prose)
         if storm:
@@ -292,7 +311,7 @@ def caveats(report: Mapping[str, Any]) -> list[dict[str, str]]:
     if re.search(r"proxy|unconfirmed", r_src, re.IGNORECASE):
         add(f"Rainfall erosivity R is a stand-in: {r_src}.", "soil_loss")
     for w in sl.get("warnings") or []:
-        add(f"Soil loss: {w}.", "soil_loss")
+        add(f"Soil loss: {w}.", "soil_loss", raw=str(w))
     rain = eng.get("rainfall") or {}
     sources = {str(s) for s in (rain.get("sources") or {}).values() if s}
     for s in sorted(sources):
@@ -303,7 +322,7 @@ def caveats(report: Mapping[str, Any]) -> list[dict[str, str]]:
         add(f"No confirmed design rainfall for this village: {cfg}.", "runoff")
     for w in eng.get("warnings") or []:
         topic = "soil_loss" if _TOPICS["soil_loss"].search(str(w)) else "runoff"
-        add(f"{'Runoff' if topic == 'runoff' else 'Soil loss'}: {w}.", topic)
+        add(f"{'Runoff' if topic == 'runoff' else 'Soil loss'}: {w}.", topic, raw=str(w))
     for rep in report.get("repairs") or []:
         add(f"A geometry was repaired before measuring: {rep.get('reason')}.", "all")
     return out
