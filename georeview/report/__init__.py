@@ -140,6 +140,7 @@ def render_html(
             )
     env = template_env()
     env.filters["qty"] = reader.quantity
+    env.filters["plain"] = lambda text: reader.plain(str(text or ""))[0]
     return env.get_template("report.html").render(
         r=report,
         v=v,

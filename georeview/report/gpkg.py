@@ -113,7 +113,8 @@ def _yes(value: Any) -> str:
 def _frame(name: str, data: dict[str, Any], geoms: Any, crs: Any) -> gpd.GeoDataFrame:
     """A layer with exactly the columns of :data:`SCHEMA` (missing ones empty)."""
     geom_type, columns = SCHEMA[name]
-    geoms = list(geoms)
+    # The review measures in plan: a submission's Z values are dropped here too.
+    geoms = [None if g is None else shapely.force_2d(g) for g in geoms]
     n = len(geoms)
     frame = {}
     for col, kind in columns.items():

@@ -27,6 +27,7 @@ EVIDENCE_WORDS = {
     "computed": ("computed from the inputs", "C"),
     "village": ("Village's decision", "V"),
     "judged": ("follows from the classification", "J"),
+    "ordinance": ("set by the ordinance", "O"),
 }
 #: Sentinels reference layers use for "no value" (FEMA NFHL writes -9999).
 NODATA = (-9999.0, -9998.0, -8888.0)
@@ -39,6 +40,7 @@ _SNAKE = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
 _TECH = re.compile(
     r"\brule\s+[a-z]|\{|\}|\w\s*=\s*[\[{\"']|\[[a-z_]+\]|\.\./|\w/\w+\.\w+|\.(?:toml|json|geojson|gpkg|shp|txt)\b"
 )
+_SUBPARA = re.compile(r"\([A-Za-z0-9]{1,4}\)")
 _SEE_PATH = re.compile(r"\(?\s*see\s+[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+[^)]*\)?", re.IGNORECASE)
 
 
@@ -66,7 +68,7 @@ def plain(text: str | None) -> tuple[str, list[str]]:
 
     Parenthesised groups that name keys, rule ids, TOML syntax or files are
     removed (kept in the second value); "see engineering.x" pointers likewise.
-    A section citation such as "(§ 17.08(C)(2)(c))" is prose and stays.
+    A citation in brackets (with sub-paragraph groups such as "(C)(2)") is prose and stays.
 
     Examples
     --------
@@ -79,7 +81,9 @@ def plain(text: str | None) -> tuple[str, list[str]]:
     out, last = [], 0
     for a, b in _groups(text):
         inner = text[a + 1 : b - 1]
-        if _technical(inner) and "§" not in inner:
+        # A citation in brackets ("... explanation (17.08(C)(2)(c))") is prose: it has
+        # sub-paragraph groups like "(C)", which no key or file name has.
+        if _technical(inner) and not _SUBPARA.search(inner):
             out.append(text[last:a])
             tech.append(inner.strip())
             last = b
@@ -199,9 +203,12 @@ def is_determination(finding: Mapping[str, Any]) -> bool:
     Uses the finding's own ``determination`` field when report.json carries it,
     otherwise its rule kind.
     """
-    value = finding.get("determination")
-    if isinstance(value, bool):
-        return value
+    # report.json's ``determination`` covers reach, exemption, trigger and classify;
+    # an ``info`` finding (a procedure, a fee, a forfeiture) is no compliance result either.
+    if finding.get("determination") is True or finding.get("kind") == "info":
+        return True
+    if finding.get("determination") is False:
+        return False
     return finding.get("kind") in DETERMINATION_KINDS
 
 
