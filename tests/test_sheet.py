@@ -302,3 +302,46 @@ def test_sample_sites_draw(site, tmp_path):
     info = make_sheet(site, tmp_path / f"{site.name}.pdf")
     assert info.scale_ft_per_inch in (20, 30, 40, 50, 60, 100)
     assert site_paths(info)
+
+
+# --------------------------------------------------------------------------- scale vs own map
+
+
+@pytest.mark.parametrize(
+    ("w_ft", "h_ft", "own", "sheet", "scale"),
+    [
+        # Hand-worked on the frames (ledger 12 x 9 in, ANSI D 28 x 20 in):
+        # 650 / 60 = 10.8 <= 12 and 500 / 60 = 8.3 <= 9, so ledger fits at 60 at best;
+        # the map's own 1 in = 50 ft is finer, and ANSI D fits at 30 (21.7 x 16.7 in).
+        (650, 500, 50, "ansi_d", 30),
+        (650, 500, 100, "ledger", 60),  # ledger at 60 is no coarser than 100
+        (650, 500, None, "ledger", 60),  # no own scale: ledger when it fits
+        (1300, 900, 50, "ansi_d", 50),  # 13 in > 12 on ledger at 100; 26 x 18 in on D
+        (240, 180, 20, "ledger", 20),
+    ],
+)
+def test_sheet_never_coarser_than_the_own_map_when_ansi_d_fits(w_ft, h_ft, own, sheet, scale):
+    from georeview.report.sheet import pick_layout
+
+    layout, got = pick_layout(w_ft, h_ft, "auto", own)
+    assert (layout.name, got) == (sheet, scale)
+
+
+def test_title_block_and_vicinity_inset(built, tmp_path):
+    info = make_sheet(
+        built["sub"],
+        tmp_path / "t.pdf",
+        layers_dir=built["layers"],
+        sheet_number="2 of 3",
+        preparer="J. Reviewer, Village Engineer",
+        revision="1, 2025-05-01",
+    )
+    text = PdfReader(info.path).pages[0].extract_text()
+    assert "SHEET 2 of 3" in text
+    assert "Prepared by: J. Reviewer, Village Engineer" in text
+    assert "Revision: 1, 2025-05-01" in text
+    assert "VICINITY" in text
+    # The inset is an axes of its own: one more clip rectangle than the map frame and
+    # the legend, lying in the side panel (right of the map frame).
+    px = LAYOUTS[info.sheet].panel_in[0] * PT_PER_IN
+    assert any(r[0] >= px and r[2] > PT_PER_IN for r in clip_rects(info.path))

@@ -98,14 +98,16 @@ def test_every_layer_is_on_the_map(rev, map_html):
         "soils",
         "floodplain",
         "wetlands",
-        "hydrography",
-        "contours",
         "steep_slopes",
-        "downstream",
         "disturbance",
         "site",
+        "contours",
+        "hydrography",
+        "downstream",
     ]
-    assert list(webmap.map_frames(rev)) == expected
+    # Areas first, the site on top of them, then the lines and points over every area.
+    got = [k for k in webmap.map_frames(rev) if k not in ("discharge", "receiving")]
+    assert got == expected
     for key in expected:
         assert json.dumps(webmap.LAYERS[key].label)[1:-1] in map_html
 
@@ -114,7 +116,9 @@ def test_popups_carry_each_layers_findings(rev):
     report = rev.to_dict()
     by_rule = webmap.rule_facts(rev.ordinance)
     # The rules that read the wetland fact (Deerfield ch. 31) are the wetland popup's.
-    wet_rules = {r for r, facts in by_rule.items() if any(f.startswith("wetland") for f in facts)}
+    wet_rules = {
+        r for r, facts in by_rule.items() if any(webmap.reads_layer(f, "wetland") for f in facts)
+    }
     assert wet_rules, "Deerfield has a rule on wetlands in the disturbance"
     cites = {f["citation"] for f in report["findings"] if f["rule_id"] in wet_rules}
     wet = webmap.layer_findings(report, by_rule, webmap.LAYERS["wetlands"])
@@ -128,7 +132,7 @@ def test_popups_carry_each_layers_findings(rev):
 
 def test_write_reports_embeds_the_map(rev, tmp_path):
     paths = write_reports(rev, tmp_path / "out")
-    assert set(paths) == {"json", "map", "html"}
+    assert set(paths) == {"json", "map", "html", "gpkg"}
     report_html = paths["html"].read_text()
     assert "srcdoc=" in report_html
     assert "map.html" in report_html

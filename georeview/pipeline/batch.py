@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import logging
 import os
 import stat
 import tempfile
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -36,22 +38,29 @@ MAX_UNZIPPED_BYTES = Limits().max_zip_bytes
 #: Default most entries one zip file may hold (``GEOREVIEW_MAX_ZIP_MEMBERS``).
 MAX_ZIP_MEMBERS = Limits().max_zip_members
 #: Columns of summary.csv, in order.
+#: ``outcome`` is what a reviewer sorts by: error, fails, incomplete (something needs
+#: information), extraordinary (regulated and extraordinary, nothing fails or is
+#: missing), the category (major, minor, regulated) or not regulated; ``extraordinary``
+#: is yes/no/unknown on its own; ``report_html`` is the link to the reader's report.
 SUMMARY_COLUMNS = (
     "name",
     "source",
     "status",
+    "outcome",
     "error",
     "municipality",
     "jurisdiction",
     "regulated",
     "category",
     "larger_site",
+    "extraordinary",
     "site_area_sqft",
     "disturbed_area_sqft",
     "fail",
     "needs_info",
     "pass",
     "report",
+    "report_html",
 )
 #: CRS of sites.gpkg and index.html when no submission could be read (otherwise the
 #: working CRS of the submissions' layers).
@@ -475,9 +484,51 @@ def review_many(
     )
 
 
+def _outcome(row: Mapping[str, Any], report: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The reviewer's columns of one row, read from its report.json (see SUMMARY_COLUMNS)."""
+    if row.get("status") != "ok" or report is None:
+        return {"outcome": "error" if row.get("status") == "error" else "", "extraordinary": ""}
+    c = report.get("classification") or {}
+    counts = (report.get("summary") or {}).get("counts") or {}
+    extraordinary = {True: "yes", False: "no"}.get(c.get("extraordinary"), "unknown")
+    if counts.get("fail"):
+        outcome = "fails"
+    elif counts.get("needs_info") or c.get("regulated") is None:
+        outcome = "incomplete"
+    elif not c.get("regulated"):
+        outcome = "not regulated"
+    elif extraordinary == "yes":
+        outcome = "extraordinary"
+    else:
+        outcome = c.get("category") or "regulated"
+    return {
+        "outcome": outcome,
+        "extraordinary": extraordinary,
+        "report_html": str(PurePosixPath(str(row["name"])) / "report.html"),
+    }
+
+
+def _with_outcomes(out: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows with their outcome columns, each report.json read once."""
+    full = []
+    for r in rows:
+        if r.get("outcome"):
+            full.append(r)
+            continue
+        report = None
+        if r.get("status") == "ok" and r.get("report"):
+            try:
+                report = json.loads((out / str(r["report"])).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                report = None
+        full.append({**r, **_outcome(r, report)})
+    return full
+
+
 def _write_summary(path: Path, rows: list[dict[str, Any]]) -> None:
     from georeview.report import write_atomic
 
+    rows = _with_outcomes(path.parent, rows)
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(SUMMARY_COLUMNS), lineterminator="\n")
     w.writeheader()
@@ -512,6 +563,47 @@ def _in_one_crs(sites: list[Any]) -> tuple[str, list[Any]]:
     return first, out
 
 
+def _village_limits(out: Path, rows: list[dict[str, Any]], crs: str) -> Any:
+    """The village limits of the municipalities reviewed (context for the overview map)."""
+    import geopandas as gpd
+
+    from georeview.load import load_layers
+
+    folders: dict[str, None] = {}
+    for r in rows:
+        if r.get("status") != "ok" or not r.get("report"):
+            continue
+        try:
+            report = json.loads((out / str(r["report"])).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        folder = (report.get("layers") or {}).get("folder")
+        if folder:
+            folders[str(folder)] = None
+    frames = []
+    for folder in folders:
+        try:
+            layers = load_layers(Path(folder))
+            boundary = layers.read("boundary")
+        except GeoReviewError as exc:
+            log.warning("village limits not drawn on the overview: %s", exc.one_line())
+            continue
+        if boundary is not None and len(boundary):
+            name = layers.config.village_name or layers.config.municipality.title()
+            frames.append(
+                gpd.GeoDataFrame(
+                    {"name": [name]},
+                    geometry=[boundary.to_crs(crs).geometry.union_all()],
+                    crs=crs,
+                )
+            )
+    if not frames:
+        return None
+    import pandas as pd
+
+    return gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), crs=crs)
+
+
 def _write_index(
     path: Path, rows: list[dict[str, Any]], sites: list[Any], crs: str, *, title: str
 ) -> Path:
@@ -524,16 +616,17 @@ def _write_index(
 
     from georeview.report.index import write_index
 
+    rows = _with_outcomes(path.parent, rows)
     frame = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
-    frame["report_html"] = [f"{r['name']}/report.html" if r["status"] == "ok" else "" for r in rows]
     gdf = gpd.GeoDataFrame(frame, geometry=list(sites), crs=crs)
     columns = [
         "name",
-        "status",
+        "outcome",
         "jurisdiction",
         "regulated",
         "category",
         "larger_site",
+        "extraordinary",
         "fail",
         "needs_info",
         "disturbed_area_sqft",
@@ -547,6 +640,7 @@ def _write_index(
         working_crs=crs,
         columns=columns,
         link_column="report_html",
+        context=_village_limits(path.parent, rows, crs),
     )
 
 
@@ -560,6 +654,7 @@ def _write_sites(
     keep = [i for i, s in enumerate(sites) if s is not None]
     if not keep:
         return None
+    rows = _with_outcomes(path.parent, rows)
     frame = pd.DataFrame([rows[i] for i in keep], columns=list(SUMMARY_COLUMNS))
     for col in ("site_area_sqft", "disturbed_area_sqft"):
         frame[col] = pd.to_numeric(frame[col])

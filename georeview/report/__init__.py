@@ -19,12 +19,6 @@ from typing import Any
 from georeview.errors import OutputError
 
 STATUS_ORDER = ("fail", "needs_info", "pass", "not_applicable")
-STATUS_LABEL = {
-    "fail": "Fails",
-    "needs_info": "Needs information",
-    "pass": "Passes",
-    "not_applicable": "Not applicable",
-}
 
 
 def _jsonable(value: Any) -> Any:
@@ -107,6 +101,7 @@ def render_html(
     *,
     map_file: str | None = "map.html",
     map_html: str | None = None,
+    review: Any = None,
 ) -> str:
     """Render report.html from the report dict.
 
@@ -119,36 +114,51 @@ def render_html(
     map_html : str, optional
         The complete map page; embedded in the report (``<iframe srcdoc>``) so
         that report.html alone shows the map, e.g. when it is e-mailed.
+    review : georeview.pipeline.review.Review, optional
+        The review the dict came from: with it, each finding's evidence and the
+        facts a needs-information finding lacks are read from the rules (a
+        finding's own ``evidence`` field wins when report.json carries one).
     """
+    from georeview.report import reader
 
-    def qty(value: Any, units: str | None = None) -> str:
-        """A measured value or limit with its units (numbers with separators)."""
-        if value is None:
-            return ""
-        if isinstance(value, (list, tuple)):
-            return ", ".join(str(v) for v in value)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return _num(value)
-        digits = 0 if abs(value) >= 100 or float(value).is_integer() else 2
-        return f"{_num(value, digits)} {units or ''}".strip()
+    evidence: dict[str, list[str]] = {}
+    missing: dict[str, list[str]] = {}
+    sources: dict[str, str] = {}
+    if review is not None:
+        from georeview.facts.registry import registry
 
-    grouped = {s: [f for f in report["findings"] if f["status"] == s] for s in STATUS_ORDER}
+        evidence = reader.derive_evidence(review)
+        missing = reader.missing_facts(review)
+        reg = registry()
+        sources = {f: reg.source(f) or "" for names in missing.values() for f in names}
+    v = reader.view(report, evidence=evidence, missing=missing, fact_sources=sources)
+    tech = {}
+    for rows in (*v["compliance"].values(), v["determinations"], v["not_applicable"]):
+        for row in rows:
+            tech[row["f"]["rule_id"]] = row["technical"] + (
+                row.get("supply", {}).get("keys", []) if row.get("supply") else []
+            )
     env = template_env()
-    env.filters["qty"] = qty
+    env.filters["qty"] = reader.quantity
+    env.filters["plain"] = lambda text: reader.plain(str(text or ""))[0]
     return env.get_template("report.html").render(
         r=report,
-        grouped=grouped,
-        order=STATUS_ORDER,
-        labels=STATUS_LABEL,
+        v=v,
+        tech=tech,
+        ev_words=reader.EVIDENCE_WORDS,
+        fee_status={"due": "due", "actual_cost": "actual cost", "waived": "waived"},
         map_file=map_file,
         map_html=map_html,
     )
 
 
-def write_reports(review: Any, out_dir: Path, *, with_map: bool = True) -> dict[str, Path]:
-    """Write report.json, report.html and (optionally) map.html for one review.
+def write_reports(
+    review: Any, out_dir: Path, *, with_map: bool = True, with_layers: bool = True
+) -> dict[str, Path]:
+    """Write report.json, report.html, layers.gpkg and (optionally) map.html for one review.
 
     The map is built once: written as map.html and embedded in report.html.
+    layers.gpkg holds the review's geometry for a GIS (:mod:`georeview.report.gpkg`).
     """
     out_dir = Path(out_dir)
     report = review.to_dict()
@@ -161,8 +171,17 @@ def write_reports(review: Any, out_dir: Path, *, with_map: bool = True) -> dict[
 
         map_html = render_map(build_map(review, report))
         paths["map"] = write_atomic(out_dir / "map.html", map_html)
+    if with_layers:
+        from georeview.report.gpkg import write_layers_gpkg
+
+        paths["gpkg"] = write_layers_gpkg(review, report, out_dir / "layers.gpkg")
     paths["html"] = write_atomic(
         out_dir / "report.html",
-        render_html(report, map_file="map.html" if with_map else None, map_html=map_html),
+        render_html(
+            report,
+            map_file="map.html" if with_map else None,
+            map_html=map_html,
+            review=review,
+        ),
     )
     return paths

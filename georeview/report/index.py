@@ -28,18 +28,22 @@ log = logging.getLogger(__name__)
 #: Display simplification of parcels, metres in the working CRS.
 INDEX_SIMPLIFY_M = 1.0
 #: Outcome → colour, in legend order.
+#: Okabe-Ito colour-blind-safe hues (Okabe & Ito 2008) for the outcomes a reviewer acts
+#: on first; grey for what could not be reviewed.
 OUTCOME_COLOURS: dict[str, str] = {
-    "fails": "#b3261e",
-    "major": "#d95f02",
-    "minor": "#e6ab02",
-    "regulated": "#7570b3",
-    "needs info": "#1f78b4",
-    "not regulated": "#1a9850",
+    "fails": "#D55E00",
+    "incomplete": "#0072B2",
+    "needs info": "#0072B2",
+    "extraordinary": "#CC79A7",
+    "major": "#E69F00",
+    "minor": "#F0E442",
+    "regulated": "#56B4E9",
+    "not regulated": "#009E73",
     "error": "#525252",
     "other": "#bdbdbd",
 }
 #: Column order preferred in the table (others follow in the frame's order).
-PREFERRED = ("id", "outcome", "status", "jurisdiction", "regulated", "category", "error")
+PREFERRED = ("id", "name", "outcome", "status", "jurisdiction", "regulated", "category", "error")
 
 
 def outcome(rows: pd.DataFrame) -> pd.Series:
@@ -79,8 +83,19 @@ def outcome(rows: pd.DataFrame) -> pd.Series:
     if "error" in rows.columns:
         err = rows["error"].astype(object)
         has_err = (err.notna() & (err.astype(str).str.strip() != "")).to_numpy()
+        # A repaired geometry keeps its reason in ``error`` but was screened: it is
+        # coloured by its outcome (and flagged by :func:`repaired`), as the CLI counts it.
+        has_err = has_err & ~repaired(rows).to_numpy()
         out = np.where(has_err, "error", out)
     return pd.Series(out, index=rows.index, dtype=object)
+
+
+def repaired(rows: pd.DataFrame) -> pd.Series:
+    """Rows whose geometry was repaired before screening (``status`` ``"repaired"``)."""
+    if "status" not in rows.columns:
+        return pd.Series(np.zeros(len(rows), dtype=bool), index=rows.index)
+    status = rows["status"].astype(object).where(rows["status"].notna(), "").astype(str)
+    return status.str.strip().str.lower() == "repaired"
 
 
 def _truth(value: Any) -> bool | None:
@@ -120,6 +135,7 @@ def index_data(
     precision: int = PRECISION,
     columns: list[str] | None = None,
     link_column: str | None = None,
+    context: gpd.GeoDataFrame | None = None,
 ) -> dict[str, Any]:
     """The JSON the index page is built from: table columns and rows, and parcel shapes.
 
@@ -127,8 +143,10 @@ def index_data(
     -------
     dict
         ``columns`` (names), ``rows`` (lists of cells, ``outcome`` first),
-        ``links`` (safe relative links or ``None``), ``colours``, ``counts`` and
-        ``shapes`` (a FeatureCollection whose feature ``id`` is the row number).
+        ``links`` (safe relative links or ``None``), ``colours``, ``counts``,
+        ``shapes`` (a FeatureCollection whose feature ``id`` is the row number),
+        ``repaired`` (row numbers whose geometry was repaired), ``link_column``
+        (table column shown as a link, -1 for none) and ``context`` (village limits).
     """
     if rows.crs is None:
         raise CRSError("the rows have no CRS", field="geometry")
@@ -157,6 +175,7 @@ def index_data(
     for feat, i in zip(shapes["features"], kept.tolist(), strict=True):
         feat["id"] = i
     counts = out.value_counts().to_dict()
+    fixed = repaired(rows)
     colours = dict(OUTCOME_COLOURS)
     for k in counts:
         colours.setdefault(str(k), OUTCOME_COLOURS["other"])
@@ -167,7 +186,21 @@ def index_data(
         "colours": colours,
         "counts": {str(k): int(v) for k, v in counts.items()},
         "shapes": shapes,
+        "repaired": np.flatnonzero(fixed.to_numpy()).tolist(),
+        "link_column": cols.index(link_column) + 1 if link_column in cols else -1,
+        "context": context_geojson(context, crs, simplify_m=simplify_m, precision=precision),
     }
+
+
+def context_geojson(
+    context: gpd.GeoDataFrame | None, crs: Any, *, simplify_m: float, precision: int
+) -> dict[str, Any] | None:
+    """Village limits (or any context outline) for the overview map, or ``None``."""
+    if context is None or not len(context):
+        return None
+    ctx = context.to_crs(crs) if context.crs != crs else context
+    names = [c for c in ("name",) if c in ctx.columns]
+    return display_geojson(ctx, names, simplify_m=simplify_m, precision=precision)
 
 
 def render_index(data: dict[str, Any], *, title: str) -> str:
@@ -191,6 +224,7 @@ def write_index(
     precision: int = PRECISION,
     columns: list[str] | None = None,
     link_column: str | None = None,
+    context: gpd.GeoDataFrame | None = None,
 ) -> Path:
     """Write the batch results page for a screening or batch run.
 
@@ -218,6 +252,9 @@ def write_index(
         Column with a relative link per row (e.g. ``"sub1/report.html"``); links
         with a URL scheme, a host, ``..`` or control characters are dropped
         (:func:`georeview.sanitise.safe_link`).
+    context : GeoDataFrame, optional
+        Outlines drawn under the rows for context (the village limits); the map
+        opens on the rows, not on the context.
 
     Returns
     -------
@@ -233,6 +270,7 @@ def write_index(
         precision=precision,
         columns=columns,
         link_column=link_column,
+        context=context,
     )
     page = render_index(data, title=title)
     log.info("index.html: %d rows, %.1f MB", len(rows), len(page.encode("utf-8")) / 1e6)

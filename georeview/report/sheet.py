@@ -38,7 +38,6 @@ from georeview.errors import CoverageError, InputError, LimitError, OutputError
 from georeview.units import M_PER_FT
 
 if TYPE_CHECKING:
-
     import geopandas as gpd
 
 log = logging.getLogger(__name__)
@@ -181,12 +180,33 @@ def grid_labels(n_columns: int) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _pick_layout(width_ft: float, height_ft: float, sheet: str) -> tuple[SheetLayout, int]:
+def pick_layout(
+    width_ft: float, height_ft: float, sheet: str, own_scale_ft_per_inch: float | None = None
+) -> tuple[SheetLayout, int]:
+    """The sheet and scale for an area: the finest scale that fits, ledger when it can.
+
+    ``auto`` takes ledger (it prints on office printers) when the area fits it at
+    a scale no coarser than the submission's own map (``own_scale_ft_per_inch``),
+    else ANSI D when ANSI D reaches that scale, else the finer of the two. Without
+    an own scale, ledger when the area fits it at all.
+
+    Raises
+    ------
+    InputError
+        An unknown sheet name.
+    LimitError
+        When the area does not fit at 1 in = 100 ft.
+    """
     names = ("ledger", "ansi_d") if sheet == "auto" else (sheet,)
     if sheet != "auto" and sheet not in LAYOUTS:
         raise InputError(f"unknown sheet {sheet!r}; use ledger, ansi_d or auto", field="sheet")
+    fits = {n: choose_scale(width_ft, height_ft, LAYOUTS[n]) for n in names}
+    if sheet == "auto" and own_scale_ft_per_inch and fits["ledger"] is not None:
+        led, big = fits["ledger"], fits["ansi_d"]
+        if led > own_scale_ft_per_inch and big is not None and big < led:
+            return LAYOUTS["ansi_d"], big
     for name in names:
-        scale = choose_scale(width_ft, height_ft, LAYOUTS[name])
+        scale = fits[name]
         if scale is not None:
             return LAYOUTS[name], scale
     lay = LAYOUTS[names[-1]]
@@ -282,6 +302,9 @@ def make_sheet(
     sheet: str = "auto",
     contour_interval_ft: float = 2.0,
     with_terrain: bool = True,
+    sheet_number: str = "1 of 1",
+    preparer: str | None = None,
+    revision: str | None = None,
 ) -> SheetInfo:
     """Draw a site-map sheet for a submission and write it as a one-page PDF.
 
@@ -300,6 +323,12 @@ def make_sheet(
         Contour interval, ft (default 2; at most 5 by both ordinances).
     with_terrain : bool
         Run the review's DEM measures (steep slopes, downstream path) for the map.
+    sheet_number : str
+        Sheet number for the title block ("1 of 1").
+    preparer : str, optional
+        Who prepared the sheet (default: georeview, as an automated draft).
+    revision : str, optional
+        Revision and its date (default: "0", dated today).
 
     Returns
     -------
@@ -340,7 +369,8 @@ def make_sheet(
     x0, y0, x1, y1 = shapely.bounds(shapely.union(site, dist))
     need_w = (x1 - x0) / ft + 2 * margin_ft
     need_h = (y1 - y0) / ft + 2 * margin_ft
-    layout, scale = _pick_layout(need_w, need_h, sheet)
+    own = r.submission.config.site_map.scale_ft_per_inch if r.submission.config.site_map else None
+    layout, scale = pick_layout(need_w, need_h, sheet, own)
     w_in, h_in = layout.map_size_in
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     half_w, half_h = w_in * scale * ft / 2, h_in * scale * ft / 2
@@ -390,7 +420,7 @@ def make_sheet(
         sp.set_linewidth(1.2)
     drawn = _draw_layers(ax, r, frame, contours, contour_interval_ft)
     _draw_grid(fig, ax, layout, extent, cell, cols, n_rows)
-    _draw_panel(
+    band = _draw_panel(
         fig,
         layout,
         r,
@@ -402,7 +432,13 @@ def make_sheet(
         cell / ft,
         drawn,
         site_cells,
+        title={
+            "sheet": sheet_number,
+            "preparer": preparer,
+            "revision": revision or f"0, {dt.date.today().isoformat()}",
+        },
     )
+    _draw_vicinity(fig, layout, r, band)
 
     out_pdf.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(suffix=".pdf", dir=out_pdf.parent)
@@ -501,9 +537,11 @@ def _draw_layers(
         polys(
             "floodplain",
             sfha(fp, spec.zone_field, spec.sfha_field).geometry.values,
-            facecolor=(*FLOODPLAIN_COLOR, 0.25),
+            # Hatched, not filled: where it overlaps wetland or slopes both stay readable.
+            facecolor=(*FLOODPLAIN_COLOR, 0.08),
             edgecolor=FLOODPLAIN_COLOR,
-            lw=0.6,
+            hatch="///",
+            lw=0.8,
             zorder=1,
         )
         polys(
@@ -518,17 +556,19 @@ def _draw_layers(
     polys(
         "wetlands",
         _of_type(ml.get("wetlands"), True),
-        facecolor=(*WETLAND_COLOR, 0.3),
+        facecolor=(*WETLAND_COLOR, 0.08),
         edgecolor=WETLAND_COLOR,
-        hatch="..",
-        lw=0.6,
+        hatch="\\\\",
+        lw=0.9,
         zorder=2,
     )
     polys(
         "steep_slopes",
         _of_type(ml.get("steep_slopes"), True),
-        facecolor=(*STEEP_COLOR, 0.35),
-        edgecolor="none",
+        facecolor="none",
+        edgecolor=STEEP_COLOR,
+        hatch="xx",
+        lw=0.8,
         zorder=2.5,
     )
     if contours is not None and len(contours):
@@ -577,9 +617,10 @@ def _draw_layers(
     polys(
         "disturbance",
         [r.submission.disturbance_geom],
-        facecolor=(*DISTURBANCE_COLOR, 0.15),
+        # Outline only: the disturbance lies over the layers it is measured against.
+        facecolor="none",
         edgecolor=DISTURBANCE_COLOR,
-        lw=1.0,
+        lw=1.6,
         linestyle="--",
         zorder=6,
     )
@@ -622,6 +663,44 @@ def _draw_grid(
         fig.text(ox + w_in + 0.1, y, str(j + 1), transform=t, ha="left", va="center", fontsize=9)
 
 
+def _draw_vicinity(fig: Any, layout: SheetLayout, r: Any, band: tuple[float, float]) -> None:
+    """A vicinity inset in the side panel: the village limits and the site marked on them.
+
+    ``band`` is the free (bottom, top) of the panel between the title block and the
+    legend; the inset is the largest square that fits it (none under 1 in).
+    """
+    j = r.jurisdictions
+    if j is None:
+        return
+    px, _, pw, _ = layout.panel_in
+    side = min(pw - 0.4, band[1] - band[0] - 0.45, 4.0)
+    if side < 1.0:
+        log.warning("no room for the vicinity inset on the %s sheet", layout.name)
+        return
+    y0 = band[0] + 0.1 + (band[1] - band[0] - 0.35 - side) / 2
+    page_w, page_h = layout.page_in
+    ax = fig.add_axes(((px + (pw - side) / 2) / page_w, y0 / page_h, side / page_w, side / page_h))
+    ax.set_xticks([])
+    ax.set_yticks([])
+    village = j.village.geometry
+    site = r.submission.site_geom
+    both = shapely.union(village, shapely.buffer(site, 1.0))
+    x0, y0b, x1, y1 = shapely.bounds(both)
+    half = max(x1 - x0, y1 - y0b) / 2 * 1.08
+    cx, cy = (x0 + x1) / 2, (y0b + y1) / 2
+    ax.set_xlim(cx - half, cx + half)
+    ax.set_ylim(cy - half, cy + half)
+    from matplotlib.patches import PathPatch
+
+    path = _poly_path(np.asarray([village], dtype=object))
+    if path is not None:
+        ax.add_patch(PathPatch(path, facecolor=(0.9, 0.9, 0.9), edgecolor="black", lw=0.6))
+    c = shapely.centroid(site)
+    ax.plot([c.x], [c.y], marker="o", ms=6, mfc="none", mec=SITE_COLOR, mew=1.6)
+    ax.plot([c.x], [c.y], marker=".", ms=3, color=SITE_COLOR)
+    ax.set_title(f"VICINITY: {j.village.name} limits, site circled", fontsize=6, pad=2)
+
+
 def _draw_panel(
     fig: Any,
     layout: SheetLayout,
@@ -634,8 +713,13 @@ def _draw_panel(
     cell_ft: float,
     drawn: list[str],
     site_cells: tuple[str, ...],
-) -> None:
-    """Legend, north arrow, scale bar and title block in the side panel."""
+    title: dict[str, Any] | None = None,
+) -> tuple[float, float]:
+    """Legend, north arrow, scale bar and title block in the side panel.
+
+    Returns the free band between them, (bottom, top) in inches from the page's
+    lower edge, for the vicinity inset.
+    """
     from matplotlib.lines import Line2D
     from matplotlib.patches import FancyArrow, Patch, Rectangle
 
@@ -701,17 +785,15 @@ def _draw_panel(
         "site": ("Site boundary", Line2D([], [], color=SITE_COLOR, lw=1.8)),
         "disturbance": (
             "Land disturbance",
-            Patch(
-                facecolor=(*DISTURBANCE_COLOR, 0.15), edgecolor=DISTURBANCE_COLOR, linestyle="--"
-            ),
+            Patch(facecolor="none", edgecolor=DISTURBANCE_COLOR, linestyle="--", lw=1.6),
         ),
         "wetlands": (
             "Wetland",
-            Patch(facecolor=(*WETLAND_COLOR, 0.3), edgecolor=WETLAND_COLOR, hatch=".."),
+            Patch(facecolor=(*WETLAND_COLOR, 0.08), edgecolor=WETLAND_COLOR, hatch="\\\\"),
         ),
         "floodplain": (
             "100-year floodplain (SFHA)",
-            Patch(facecolor=(*FLOODPLAIN_COLOR, 0.25), edgecolor=FLOODPLAIN_COLOR),
+            Patch(facecolor=(*FLOODPLAIN_COLOR, 0.08), edgecolor=FLOODPLAIN_COLOR, hatch="///"),
         ),
         "floodway": (
             "Floodway",
@@ -721,7 +803,7 @@ def _draw_panel(
         "roads": ("Road", Line2D([], [], color=ROAD_COLOR, lw=2.0)),
         "steep_slopes": (
             "Slope 20 % or more (disturbed area)",
-            Patch(facecolor=(*STEEP_COLOR, 0.35)),
+            Patch(facecolor="none", edgecolor=STEEP_COLOR, hatch="xx"),
         ),
         "contours": (
             f"Contour, {interval_ft:g} ft (index {5 * interval_ft:g} ft)",
@@ -733,12 +815,14 @@ def _draw_panel(
         ),
     }
     order = [k for k in names if k in drawn]
+    # The legend box is as tall as its rows (7 pt text, about 0.2 in a row, plus title).
+    legend_h = 0.45 + 0.2 * len([k for k in names if k in drawn])
     lax = fig.add_axes(
         (
             (px + 0.1) / layout.page_in[0],
-            (top - 6.2) / layout.page_in[1],
+            (top - 2.6 - legend_h) / layout.page_in[1],
             (pw - 0.2) / layout.page_in[0],
-            3.6 / layout.page_in[1],
+            legend_h / layout.page_in[1],
         )
     )
     lax.set_axis_off()
@@ -755,9 +839,16 @@ def _draw_panel(
     # Title block.
     cfg = r.submission.config
     j = r.judgement
+    title = title or {}
     lines = [
-        ("SITE MAP", 12, "bold"),
+        (f"SITE MAP    SHEET {title.get('sheet') or '1 of 1'}", 12, "bold"),
         (cfg.name or r.submission.folder.name, 9, "bold"),
+        (
+            f"Prepared by: {title.get('preparer') or f'georeview {__version__} (automated draft)'}",
+            7,
+            "normal",
+        ),
+        (f"Revision: {title.get('revision') or '0'}", 7, "normal"),
         (f"Applicant: {cfg.applicant or 'not given'}", 7, "normal"),
         (f"{r.ordinance.short_name} ({r.ordinance.municipality.title()})", 7, "normal"),
         (f"Category: {j.category or 'not determined'}", 7, "normal"),
@@ -787,6 +878,8 @@ def _draw_panel(
     steps = [0.17 if size < 9 else 0.24 for _, size, _ in lines]
     y = py + 0.1 + sum(steps)
     fig.add_artist(Line2D([px, px + pw], [y + 0.15, y + 0.15], transform=t, color="black", lw=0.8))
+    title_top = y + 0.15
     for (text, size, weight), step in zip(lines, steps, strict=True):
         fig.text(px + 0.12, y, text, transform=t, fontsize=size, weight=weight, va="top")
         y -= step
+    return title_top, top - 2.6 - legend_h

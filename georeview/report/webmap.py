@@ -74,15 +74,20 @@ class LayerStyle:
 
 #: Every layer the map knows, in drawing order (bottom first). Keys of
 #: ``Review.map_layers`` not listed here are drawn with :data:`OTHER_STYLE`.
+#: Colours are the Okabe-Ito colour-blind-safe palette (Okabe & Ito 2008, "Color
+#: Universal Design"), one hue per layer a reviewer compares: extraterritorial area
+#: reddish purple, disturbance orange, wetland bluish green, floodplain sky blue,
+#: steep slopes vermillion; area layers that overlap others are hatched or outlined
+#: in the browser (``pattern``) so the layer beneath stays readable.
 LAYERS: dict[str, LayerStyle] = {
     "village": LayerStyle(
-        "Village limits", "#6a3d9a", "#cab2d6", 0.08, 2.5, kinds=("reach",), facts=("jurisdiction",)
+        "Village limits", "#332288", "#332288", 0.04, 2.5, kinds=("reach",), facts=("jurisdiction",)
     ),
     "extraterritorial": LayerStyle(
         "Extraterritorial area",
-        "#ff7f00",
-        "#fdbf6f",
-        0.12,
+        "#CC79A7",
+        "#CC79A7",
+        0.15,
         2.0,
         kinds=("reach",),
         facts=("jurisdiction",),
@@ -90,9 +95,9 @@ LAYERS: dict[str, LayerStyle] = {
     ),
     "ceded": LayerStyle(
         "Neighbour's extraterritorial area (past the equidistant line)",
-        "#b15928",
-        "#ffff99",
-        0.25,
+        "#7a5d00",
+        "#F0E442",
+        0.3,
         2.0,
         fields=(("neighbour", "Neighbour"),),
         kinds=("reach",),
@@ -116,35 +121,46 @@ LAYERS: dict[str, LayerStyle] = {
     ),
     "floodplain": LayerStyle(
         "Floodplain and floodway (FEMA NFHL)",
-        "#1f78b4",
-        "#a6cee3",
+        "#0072B2",
+        "#56B4E9",
         0.35,
         1.5,
         fields=(
             ("FLD_ZONE", "Flood zone"),
             ("ZONE_SUBTY", "Zone subtype"),
             ("SFHA_TF", "Special flood hazard area"),
-            ("STATIC_BFE", "Base flood elevation"),
+            ("STATIC_BFE", "Base flood elevation (ft)"),
         ),
         facts=("floodplain", "floodway"),
     ),
     "wetlands": LayerStyle(
         "Wetlands (WWI)",
-        "#33a02c",
-        "#b2df8a",
+        "#00664a",
+        "#009E73",
         0.45,
         1.5,
         fields=(("WETCODE", "Wetland code"), ("WETCLASS", "Class"), ("WWI_ID", "WWI id")),
         facts=("wetland",),
     ),
-    "hydrography": LayerStyle(
-        "Surface waters (NHD)",
-        "#08519c",
-        "#6baed6",
-        0.6,
-        2.0,
-        fields=(("GNIS_NAME", "Name"), ("FTYPE_NAME", "Type"), ("FType", "FType")),
-        facts=("downstream", "water"),
+    "steep_slopes": LayerStyle(
+        "Slopes of 20 % or more",
+        "#D55E00",
+        "#D55E00",
+        0.45,
+        1.0,
+        fields=(("slope_class", "Slope class"),),
+        facts=("steep_slope", "max_slope"),
+    ),
+    "disturbance": LayerStyle(
+        "Disturbed area", "#E69F00", "#E69F00", 0.3, 2.5, facts=("disturbed_",)
+    ),
+    "site": LayerStyle(
+        "Site boundary",
+        "#000000",
+        "#ffffff",
+        0.05,
+        3.0,
+        kinds=("reach", "trigger", "exemption", "classify"),
     ),
     "contours": LayerStyle(
         "Contours",
@@ -156,44 +172,52 @@ LAYERS: dict[str, LayerStyle] = {
         facts=("site_map.contour_interval",),
         line=True,
     ),
-    "steep_slopes": LayerStyle(
-        "Slopes of 20 % or more",
-        "#e31a1c",
-        "#fb9a99",
-        0.55,
-        1.0,
-        fields=(("slope_class", "Slope class"),),
-        facts=("steep_slope", "max_slope"),
+    "hydrography": LayerStyle(
+        "Surface waters (NHD)",
+        "#0072B2",
+        "#0072B2",
+        0.6,
+        2.5,
+        fields=(("GNIS_NAME", "Name"), ("FTYPE_NAME", "Type"), ("FType", "FType")),
+        facts=("downstream", "water", "streams", "lakes", "watercourses"),
     ),
     "downstream": LayerStyle(
-        "Downstream flow path (1/4 mile)",
-        "#00acc1",
-        "#00acc1",
+        "Downstream flow path (1/4 mile, merged)",
+        "#000000",
+        "#000000",
         0.0,
-        4.0,
-        fields=(("receiving_feature", "Receiving feature"), ("distance_ft", "Distance (ft)")),
+        3.5,
+        fields=(
+            ("receiving_feature", "Receiving feature"),
+            ("distance_ft", "Distance to it (ft)"),
+            ("n_paths", "Flow paths joined"),
+        ),
         facts=("downstream",),
+        dash="8 4",
         line=True,
     ),
-    "receiving": LayerStyle(
-        "Receiving water",
-        "#002b7f",
-        "#2171b5",
-        0.7,
-        4.0,
-        fields=(("name", "Name"), ("GNIS_NAME", "Name")),
+    "discharge": LayerStyle(
+        "Discharge points (where runoff leaves the site)",
+        "#000000",
+        "#F0E442",
+        0.95,
+        1.5,
+        fields=(
+            ("contributing_area_sqft", "Contributing area (sq ft)"),
+            ("reaches_water", "Reaches water within 1/4 mile"),
+            ("distance_ft", "Distance to water (ft)"),
+            ("receiving_feature", "Receiving feature"),
+        ),
         facts=("downstream",),
     ),
-    "disturbance": LayerStyle(
-        "Disturbed area", "#d95f02", "#fdae6b", 0.35, 2.0, facts=("disturbed_",)
-    ),
-    "site": LayerStyle(
-        "Site boundary",
+    "receiving": LayerStyle(
+        "Receiving water (where the trace reaches it)",
         "#000000",
-        "#ffffff",
-        0.05,
-        3.0,
-        kinds=("reach", "trigger", "exemption", "classify"),
+        "#0072B2",
+        0.95,
+        2.0,
+        fields=(("name", "Name"), ("distance_ft", "Distance downstream (ft)")),
+        facts=("downstream",),
     ),
 }
 #: Style of a map layer the table above does not name.
@@ -387,7 +411,19 @@ def rule_facts(ordinance: Any) -> dict[str, set[str]]:
     return out
 
 
-_STATUS_RANK = {"fail": 0, "needs_info": 1, "pass": 2, "not_applicable": 3}
+_STATUS_RANK = {"fail": 0, "needs_info": 1, "pass": 2, "determination": 2, "not_applicable": 3}
+
+
+#: Site-map facts measured from a reference layer: ``site_map.near.wetlands`` reads the
+#: wetlands layer (``site_map.shows.*`` is the applicant's word, not the layer).
+_MEASURED_SITEMAP = ("site_map.near.", "site_map.on_site.", "site_map.feature_ok.")
+
+
+def reads_layer(fact: str, prefix: str) -> bool:
+    """Whether a fact named ``fact`` is read from the layer whose fact prefix is ``prefix``."""
+    if fact.startswith(prefix):
+        return True
+    return any(fact.startswith(m + prefix) for m in _MEASURED_SITEMAP)
 
 
 def layer_findings(
@@ -407,7 +443,7 @@ def layer_findings(
     chosen = []
     for f in report.get("findings", []):
         reads = facts_by_rule.get(f["rule_id"], set())
-        by_fact = any(name.startswith(p) for name in reads for p in style.facts)
+        by_fact = any(reads_layer(name, p) for name in reads for p in style.facts)
         by_kind = f.get("kind") in style.kinds
         if f["status"] == "not_applicable":
             continue
@@ -415,14 +451,20 @@ def layer_findings(
         if by_fact or (by_kind and (f.get("applies") or unresolved)):
             chosen.append(f)
     chosen.sort(key=lambda f: _STATUS_RANK.get(f["status"], 9))
-    return [
-        {
-            "citation": str(f["citation"]),
-            "status": str(f["status"]),
-            "message": str(f.get("message") or f.get("title") or ""),
-        }
-        for f in chosen[:limit]
-    ]
+    from georeview.report.reader import determination_label, is_determination, plain
+
+    out = []
+    for f in chosen[:limit]:
+        det = is_determination(f) and f["status"] == "pass"
+        out.append(
+            {
+                "citation": str(f["citation"]),
+                "status": "determination" if det else str(f["status"]),
+                "label": determination_label(f).lower() if det else "",
+                "message": plain(str(f.get("message") or f.get("title") or ""))[0],
+            }
+        )
+    return out
 
 
 def _fmt(value: Any, digits: int = 0, units: str = "") -> str:
@@ -507,6 +549,75 @@ def layer_lines(key: str, report: Mapping[str, Any], facts: Mapping[str, Any]) -
     return lines.get(key, [])
 
 
+# ---------------------------------------------------------------- per-feature popups
+#: Hatching of area layers that overlap others: layer key → pattern (angle and colour
+#: come from the style); drawn by ``georeview.patterns`` in the browser.
+PATTERNS = {"wetlands": "diag", "floodplain": "anti", "steep_slopes": "cross"}
+#: Floodplain polygons by what they are (FEMA NFHL): the fact prefixes whose rules
+#: read such a polygon. A 0.2 % annual chance or minimal-hazard zone X polygon is
+#: read by no rule: the 100-year floodplain findings must not show on it.
+FLOOD_GROUPS: dict[str, tuple[str, ...]] = {
+    "floodway": ("floodplain", "floodway"),
+    "sfha": ("floodplain",),
+    "other": (),
+}
+GROUP_NOTES = {
+    "other": "Outside the 1 % annual chance (100-year) floodplain: a 0.2 % annual chance or "
+    "minimal flood hazard zone, which no rule of the ordinance reads.",
+}
+
+
+def feature_groups(key: str, gdf: gpd.GeoDataFrame, spec: Any) -> np.ndarray | None:
+    """Which group of :data:`FLOOD_GROUPS` each floodplain polygon is in (else ``None``).
+
+    Uses the same selection as the measures (:func:`georeview.measure.areas.sfha`,
+    :func:`~georeview.measure.areas.floodway`), so a popup lists a finding only on
+    the polygons its number was measured from.
+    """
+    if key != "floodplain":
+        return None
+    from georeview.measure.areas import floodway, sfha
+
+    zone = getattr(spec, "zone_field", "FLD_ZONE")
+    flag = getattr(spec, "sfha_field", "SFHA_TF")
+    sub = getattr(spec, "subtype_field", "ZONE_SUBTY")
+    frame = gdf.reset_index(drop=True)
+    out = np.full(len(frame), "other", dtype=object)
+    if any(c.lower() == zone.lower() for c in frame.columns) or any(
+        c.lower() == flag.lower() for c in frame.columns
+    ):
+        out[sfha(frame, zone, flag).index.to_numpy()] = "sfha"
+    out[floodway(frame, sub).index.to_numpy()] = "floodway"
+    return out
+
+
+def display_value(value: Any) -> str:
+    """A popup value: nodata sentinels → "not given"; numbers at a sensible precision."""
+    from georeview.report.reader import NOT_GIVEN, is_nodata, quantity
+
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return NOT_GIVEN if is_nodata(value) else quantity(float(value))
+    text = str(value)
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return NOT_GIVEN if is_nodata(number) else text
+
+
+def display_values(gdf: gpd.GeoDataFrame, columns: Iterable[str]) -> gpd.GeoDataFrame:
+    """A copy of ``gdf`` whose popup columns are display text (see :func:`display_value`)."""
+    out = gdf.copy()
+    for col in dict.fromkeys(columns):
+        if col in out.columns and col != out.geometry.name:
+            out[col] = out[col].map(display_value).astype(object)
+    return out
+
+
 # ---------------------------------------------------------------- the map
 def _folium_classes() -> tuple[Any, Any, Any]:
     """Three small folium elements (defined lazily: folium is imported only here)."""
@@ -517,6 +628,7 @@ def _folium_classes() -> tuple[Any, Any, Any]:
         _template = Template(
             "{% macro script(this, kwargs) %}"
             "georeview.legend({{ this._parent.get_name() }}, {{ this.items }});"
+            "georeview.printScale({{ this._parent.get_name() }});"
             "{% endmacro %}"
         )
 
@@ -528,7 +640,8 @@ def _folium_classes() -> tuple[Any, Any, Any]:
     class Assets(MacroElement):  # type: ignore[misc]
         _template = Template(
             "{% macro header(this, kwargs) %}{{ this.tags }}"
-            "<script>georeview.info = {{ this.info }};</script>{% endmacro %}"
+            "<script>georeview.info = {{ this.info }};"
+            "georeview.patterns({{ this.patterns }});</script>{% endmacro %}"
         )
 
         def __init__(self, info: dict[str, Any]) -> None:
@@ -536,6 +649,12 @@ def _folium_classes() -> tuple[Any, Any, Any]:
             self._name = "GeoreviewAssets"
             self.tags = asset_tags()
             self.info = safe_json(info)
+            self.patterns = safe_json(
+                [
+                    {"key": k, "kind": kind, "color": LAYERS[k].stroke}
+                    for k, kind in PATTERNS.items()
+                ]
+            )
 
     class Fit(MacroElement):  # type: ignore[misc]
         _template = Template(
@@ -582,8 +701,134 @@ def _popup_fields(gdf: gpd.GeoDataFrame, style: LayerStyle, spec: Any) -> list[l
     return fields
 
 
-def map_frames(review: Any) -> dict[str, gpd.GeoDataFrame]:
-    """Every layer of the map as a GeoDataFrame in the working CRS, in drawing order."""
+def merged_paths(paths: gpd.GeoDataFrame, band_width: float | None = None) -> gpd.GeoDataFrame:
+    """The downstream trace as merged flow paths: where paths join, one line.
+
+    The trace is one flow path per discharge cell; drawn as such it is a comb of
+    lines. The union nodes the paths where they meet and ``line_merge`` joins the
+    pieces end to end, so each stretch of channel is one line. Paths that never
+    meet but run side by side from neighbouring cells (sheet flow across a band
+    of cells) are drawn as one: a piece lying, over 80 % of its length, within
+    ``band_width`` of a longer piece of its band is absorbed by it, and the drawn
+    piece counts the paths it stands for (``n_paths``).
+
+    Parameters
+    ----------
+    paths : GeoDataFrame
+        The traced flow paths (lines) in a projected CRS.
+    band_width : float, optional
+        Distance in CRS units (about 1.5 DEM cells) under which side-by-side
+        paths are one band; ``None`` only merges paths that meet.
+    """
+    geoms = paths.geometry.to_numpy()
+    geoms = geoms[~(shapely.is_missing(geoms) | shapely.is_empty(geoms))]
+    if not len(geoms):
+        return paths
+    parts = shapely.get_parts(shapely.line_merge(shapely.union_all(geoms)))
+    parts = parts[np.argsort(-shapely.length(parts), kind="stable")]
+    kept: list[Any] = []
+    count: list[int] = []
+    band: list[Any] = []  # every piece of each kept piece's band (kept or absorbed)
+    for piece in parts:  # a few dozen pieces, one per discharge cell at most
+        owner = None
+        if band_width:
+            for k, members in enumerate(band):
+                near = shapely.intersection(piece, shapely.buffer(members, band_width))
+                if shapely.length(near) >= 0.8 * shapely.length(piece):
+                    owner = k
+                    break
+        if owner is None:
+            kept.append(piece)
+            count.append(1)
+            band.append(piece)
+        else:
+            count[owner] += 1
+            band[owner] = shapely.union(band[owner], piece)
+    attrs: dict[str, Any] = {}
+    for col in ("receiving_feature", "distance_ft"):
+        if col in paths.columns and paths[col].notna().any():
+            attrs[col] = [paths[col].dropna().iloc[0]] * len(kept)
+    attrs["n_paths"] = count
+    return gpd.GeoDataFrame(attrs, geometry=kept, crs=paths.crs)
+
+
+def band_width(downstream: Mapping[str, Any]) -> float | None:
+    """1.5 times the spacing of the discharge points (DEM cell centres), CRS units."""
+    pts = [p for p in downstream.get("discharge_points") or [] if p.get("x") is not None]
+    if len(pts) < 2:
+        return None
+    xy = np.array([[p["x"], p["y"]] for p in pts], dtype=float)
+    d = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
+    d[d == 0] = np.inf
+    spacing = float(np.min(d))
+    return 1.5 * spacing if np.isfinite(spacing) else None
+
+
+def discharge_points(downstream: Mapping[str, Any], crs: Any) -> gpd.GeoDataFrame | None:
+    """The trace's discharge points (``measures.downstream.discharge_points``) as points."""
+    pts = [p for p in downstream.get("discharge_points") or [] if p.get("x") is not None]
+    if not pts:
+        return None
+    cols = ("contributing_area_sqft", "reaches_water", "distance_ft", "receiving_feature")
+    return gpd.GeoDataFrame(
+        {c: [p.get(c) for p in pts] for c in cols},
+        geometry=shapely.points([p["x"] for p in pts], [p["y"] for p in pts]),
+        crs=crs,
+    )
+
+
+def receiving_mark(
+    downstream: Mapping[str, Any], frames: Mapping[str, gpd.GeoDataFrame], crs: Any
+) -> gpd.GeoDataFrame | None:
+    """A point where the trace reaches its receiving water, labelled with the distance.
+
+    The point is the one of the receiving water's layer (wetland or stream named
+    like the trace's ``receiving_feature``) nearest the merged flow path, or the
+    water nearest the site when no path was drawn.
+    """
+    name = downstream.get("receiving_feature")
+    if not name or not downstream.get("reaches_water_within_quarter_mile"):
+        return None
+    candidates = []
+    for key in ("wetlands", "hydrography"):
+        gdf = frames.get(key)
+        if gdf is None or not len(gdf):
+            continue
+        text = gdf.drop(columns=gdf.geometry.name).astype(str)
+        hit = np.zeros(len(gdf), dtype=bool)
+        for col in text.columns:
+            # An attribute value (a WWI id, a GNIS name) that the trace's name contains;
+            # values of 3 characters or fewer (flags, codes) prove nothing.
+            vals = text[col].to_numpy(dtype=str)
+            hit |= (np.char.find(str(name), vals) >= 0) & (np.char.str_len(vals) > 3)
+        candidates.extend(gdf.to_crs(crs).geometry.to_numpy()[hit].tolist())
+    if not candidates:
+        return None
+    water = shapely.union_all(candidates)
+    path = frames.get("downstream")
+    ref = (
+        shapely.union_all(path.to_crs(crs).geometry.to_numpy())
+        if path is not None and len(path)
+        else shapely.union_all(frames["site"].to_crs(crs).geometry.to_numpy())
+        if "site" in frames
+        else None
+    )
+    if ref is None:
+        return None
+    point = shapely.get_point(shapely.shortest_line(ref, water), 1)
+    return gpd.GeoDataFrame(
+        {"name": [str(name)], "distance_ft": [downstream.get("distance_ft")]},
+        geometry=[point],
+        crs=crs,
+    )
+
+
+def map_frames(review: Any, report: Mapping[str, Any] | None = None) -> dict[str, gpd.GeoDataFrame]:
+    """Every layer of the map as a GeoDataFrame in the working CRS, in drawing order.
+
+    Besides the review's layers: the downstream trace merged (:func:`merged_paths`),
+    its discharge points and the point where it reaches the receiving water.
+    """
     crs = review.layers.working_crs
     frames: dict[str, gpd.GeoDataFrame] = {}
     j = review.jurisdictions
@@ -604,6 +849,16 @@ def map_frames(review: Any) -> dict[str, gpd.GeoDataFrame]:
     for key, gdf in (review.map_layers or {}).items():
         if gdf is not None and len(gdf):
             frames[ALIASES.get(key, key)] = gdf
+    report = review.to_dict() if report is None else report
+    report_d = (report.get("measures") or {}).get("downstream") or {}
+    if "downstream" in frames:
+        frames["downstream"] = merged_paths(frames["downstream"], band_width(report_d))
+    points = discharge_points(report_d, crs)
+    if points is not None and "discharge" not in frames:
+        frames["discharge"] = points
+    mark = receiving_mark(report_d, frames, crs)
+    if mark is not None and "receiving" not in frames:
+        frames["receiving"] = mark
     frames["disturbance"] = review.submission.disturbance
     frames["site"] = review.submission.site
     order = {k: i for i, k in enumerate(LAYERS)}
@@ -645,11 +900,14 @@ def build_map(
 
     report = review.to_dict() if report is None else report
     crs = review.layers.working_crs
-    frames = map_frames(review)
+    frames = map_frames(review, report)
     facts_by_rule = rule_facts(review.ordinance)
     legend_cls, assets_cls, fit_cls = _folium_classes()
 
     site = review.submission.site_geom
+    if "receiving" in frames:
+        # Open on the site and the point where its runoff reaches the receiving water.
+        site = shapely.union(site, frames["receiving"].to_crs(crs).geometry.union_all())
     x0, y0, x1, y1 = shapely.bounds(site)
     margin = FIT_MARGIN * max(x1 - x0, y1 - y0)
     view = shapely.box(x0 - margin, y0 - margin, x1 + margin, y1 + margin)
@@ -677,20 +935,37 @@ def build_map(
         spec = review.layers.spec(key) if hasattr(review.layers, "spec") else None
         fields = _popup_fields(gdf, style, spec)
         exact = key in ("site", "disturbance", "village", "extraterritorial", "ceded")
+        shown = display_values(gdf, [f[0] for f in fields])
+        groups = feature_groups(key, gdf, spec)
+        columns = [f[0] for f in fields]
+        if groups is not None:
+            shown["_gr_group"] = groups
+            columns.append("_gr_group")
         data = display_geojson(
-            gdf.to_crs(crs) if gdf.crs != crs else gdf,
-            [f[0] for f in fields],
+            shown.to_crs(crs) if shown.crs != crs else shown,
+            columns,
             simplify_m=0.0 if exact else simplify_m,
         )
         findings = layer_findings(report, facts_by_rule, style)
+        no_findings = f"No rule of {report['ordinance']['short_name']} reads this layer directly."
         info[key] = {
             "label": style.label,
             "lines": layer_lines(key, report, review.facts),
             "fields": fields,
             "findings": findings,
-            "no_findings": f"No rule of {report['ordinance']['short_name']} reads this layer "
-            "directly.",
+            "no_findings": no_findings,
+            "pattern": PATTERNS.get(key, ""),
         }
+        if groups is not None:
+            info[key]["groups"] = {
+                g: {
+                    "findings": layer_findings(
+                        report, facts_by_rule, replace(style, facts=prefixes, kinds=())
+                    ),
+                    "note": GROUP_NOTES.get(g, no_findings),
+                }
+                for g, prefixes in FLOOD_GROUPS.items()
+            }
         types = set(shapely.get_type_id(gdf.geometry.to_numpy()).tolist())
         line = style.line or types <= {1, 2, 5}
         svg_style = {
@@ -702,6 +977,13 @@ def build_map(
         }
         if style.dash:
             svg_style["dashArray"] = style.dash
+        if types & {0, 4}:
+            svg_style["fill"] = True
+        if key in PATTERNS:
+            # An SVG pattern defined by georeview.patterns(): hatching, so that the
+            # layer beneath an overlap stays readable.
+            svg_style["fillColor"] = f"url(#gr-hatch-{key})"
+            svg_style["fillOpacity"] = 1.0
         folium.GeoJson(
             data,
             name=style.label,
@@ -719,6 +1001,9 @@ def build_map(
                 "fill": style.fill,
                 "line": line,
                 "dash": style.dash or "",
+                "pattern": PATTERNS.get(key, ""),
+                "point": bool(types & {0, 4}),
+                "opacity": max(style.fill_opacity, 0.2),
             }
         )
     fmap.add_child(assets_cls(info))

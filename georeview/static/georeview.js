@@ -35,29 +35,180 @@
       });
       if (table.childNodes.length) { box.appendChild(table); }
     }
-    var findings = info.findings || [];
+    var findings = info.findings || [], note = info.no_findings;
+    var group = props && props._gr_group && info.groups && info.groups[props._gr_group];
+    if (group) { findings = group.findings || []; note = group.note; }
     if (findings.length) {
       var ul = el("ul", null, "gr-findings");
       findings.forEach(function (f) {
         var li = el("li", null, "gr-finding gr-" + f.status);
         li.appendChild(el("span", f.citation, "gr-cite"));
-        li.appendChild(el("span", STATUS[f.status] || f.status, "gr-status gr-s-" + f.status));
+        li.appendChild(el("span", f.label || STATUS[f.status] || f.status, "gr-status gr-s-" + f.status));
         li.appendChild(document.createTextNode(f.message));
         ul.appendChild(li);
       });
       box.appendChild(ul);
-    } else if (info.no_findings) {
-      box.appendChild(el("div", info.no_findings, "gr-note"));
+    } else if (note) {
+      box.appendChild(el("div", note, "gr-note"));
     }
+    return box;
+  }
+
+  /* Every bound feature, so that a click can list all the features under it. */
+  var FEATURES = [];
+  var lastClick = null;
+
+  function inRing(p, ring) {
+    var inside = false;
+    for (var i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+      var a = ring[i], b = ring[j];
+      if ((a.y > p.y) !== (b.y > p.y) && p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x) {
+        inside = !inside;
+      }
+    }
+    return inside;
+  }
+
+  /* Whether the feature drawn as `layer` is under container point `p` (even-odd rule
+   * over every ring for areas; within 6 px of a line; within its radius of a point). */
+  function hit(map, layer, p) {
+    if (!map.hasLayer(layer)) { return false; }
+    if (layer instanceof L.CircleMarker) {
+      return map.latLngToContainerPoint(layer.getLatLng()).distanceTo(p) <= layer.getRadius() + 4;
+    }
+    if (layer instanceof L.Marker) {
+      return map.latLngToContainerPoint(layer.getLatLng()).distanceTo(p) <= 12;
+    }
+    if (!(layer instanceof L.Polyline)) { return false; }
+    var rings = [];
+    (function flat(x) {
+      if (x.length && x[0] instanceof L.LatLng) { rings.push(x); } else { x.forEach(flat); }
+    })(layer.getLatLngs());
+    var isArea = layer instanceof L.Polygon;
+    var inside = false;
+    for (var r = 0; r < rings.length; r++) {
+      var pts = rings[r].map(function (ll) { return map.latLngToContainerPoint(ll); });
+      if (isArea && layer.options.fill !== false && inRing(p, pts)) { inside = !inside; }
+      for (var k = 1; k < pts.length + (isArea ? 1 : 0); k++) {
+        var a = pts[k - 1], b = pts[k % pts.length];
+        if (L.LineUtil.pointToSegmentDistance(p, a, b) <= 6) { return true; }
+      }
+    }
+    return inside;
+  }
+
+  /* The popup of a click: the feature clicked first, then every other feature under
+   * the click (topmost first), each under its own heading, so that no layer's popup
+   * is hidden beneath another layer. */
+  function popupAt(map, layer, feature, key) {
+    var info = root.georeview.info[key] || { label: key };
+    var first = popup(info, (feature && feature.properties) || {});
+    if (!lastClick) { return first; }
+    var p = lastClick;
+    lastClick = null;
+    var others = FEATURES.filter(function (f) {
+      return f.layer !== layer && hit(map, f.layer, p);
+    }).reverse();
+    if (!others.length) { return first; }
+    var box = el("div", null, "gr-popup gr-stack");
+    box.appendChild(first);
+    box.appendChild(el("div", "Also here (" + others.length + "):", "gr-also"));
+    others.forEach(function (f) {
+      var d = el("details", null, "gr-other");
+      var info2 = root.georeview.info[f.key] || { label: f.key };
+      d.appendChild(el("summary", info2.label));
+      d.appendChild(popup(info2, (f.feature && f.feature.properties) || {}));
+      box.appendChild(d);
+    });
     return box;
   }
 
   /* Bind the popup and tooltip of one feature layer (called from folium's onEachFeature). */
   function bind(layer, feature, key) {
     var info = root.georeview.info[key] || { label: key };
-    var props = (feature && feature.properties) || {};
-    layer.bindPopup(function () { return popup(info, props); }, { maxWidth: 460 });
+    FEATURES.push({ layer: layer, feature: feature, key: key });
+    layer.on("add", function () {
+      var map = layer._map;
+      if (map && !map._georeviewClicks) {
+        map._georeviewClicks = true;
+        // "preclick" fires before the clicked layer opens its popup: remember where.
+        map.on("preclick", function (e) { lastClick = e.containerPoint; });
+      }
+    });
+    layer.bindPopup(function () {
+      return popupAt(layer._map, layer, feature, key);
+    }, { maxWidth: 460 });
     layer.bindTooltip(function () { return document.createTextNode(info.label); }, { sticky: true });
+    var props = (feature && feature.properties) || {};
+    if (key === "receiving" && props.name) {
+      var d = props.distance_ft ? ", " + props.distance_ft + " ft downstream" : "";
+      layer.bindTooltip(document.createTextNode(props.name + d), {
+        permanent: true, direction: "right", className: "gr-label"
+      });
+      // A permanent tooltip bound before its layer is on the map is not opened by
+      // Leaflet when a GeoJSON group adds it; open it once it is there.
+      layer.on("add", function () { layer.openTooltip(); });
+    }
+  }
+
+  /* Hatching patterns referenced as fill "url(#gr-hatch-<key>)" by the styles of
+   * overlapping area layers. defs = [{key, kind: diag|anti|cross, color}]. */
+  function patterns(defs) {
+    var NS = "http://www.w3.org/2000/svg";
+    var svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("width", "0"); svg.setAttribute("height", "0");
+    svg.setAttribute("aria-hidden", "true");
+    svg.style.position = "absolute";
+    var d = document.createElementNS(NS, "defs");
+    defs.forEach(function (p) {
+      var pat = document.createElementNS(NS, "pattern");
+      pat.setAttribute("id", "gr-hatch-" + p.key);
+      pat.setAttribute("patternUnits", "userSpaceOnUse");
+      pat.setAttribute("width", "8"); pat.setAttribute("height", "8");
+      var angle = p.kind === "anti" ? -45 : 45;
+      pat.setAttribute("patternTransform", "rotate(" + angle + ")");
+      var bg = document.createElementNS(NS, "rect");
+      bg.setAttribute("width", "8"); bg.setAttribute("height", "8");
+      bg.setAttribute("fill", p.color); bg.setAttribute("fill-opacity", "0.12");
+      pat.appendChild(bg);
+      var lines = p.kind === "cross" ? [[0, 4, 8, 4], [4, 0, 4, 8]] : [[0, 4, 8, 4]];
+      lines.forEach(function (c) {
+        var ln = document.createElementNS(NS, "line");
+        ln.setAttribute("x1", c[0]); ln.setAttribute("y1", c[1]);
+        ln.setAttribute("x2", c[2]); ln.setAttribute("y2", c[3]);
+        ln.setAttribute("stroke", p.color); ln.setAttribute("stroke-width", "2");
+        ln.setAttribute("stroke-opacity", "0.8");
+        pat.appendChild(ln);
+      });
+      d.appendChild(pat);
+    });
+    svg.appendChild(d);
+    (document.body || document.documentElement).appendChild(svg);
+  }
+
+  /* "1 in = N ft" at the map's centre for a page printed at 100 % (96 CSS px per inch),
+   * kept current as the map moves: the printed map's stated scale. */
+  function printScale(map) {
+    var control = L.control({ position: "bottomright" });
+    control.onAdd = function () {
+      var box = el("div", null, "gr-print-scale leaflet-control");
+      box.id = "georeview-scale";
+      function update() {
+        var s = map.getSize();
+        if (!s.x || !s.y) { return; }
+        var y = s.y / 2;
+        var m = map.distance(map.containerPointToLatLng([s.x / 2 - 48, y]),
+                             map.containerPointToLatLng([s.x / 2 + 48, y]));
+        var ft = m / 0.3048;
+        box.textContent = "Scale 1 in = " + (ft >= 100 ? Math.round(ft).toLocaleString("en-US") : ft.toFixed(1)) +
+          " ft when printed at 100 %";
+      }
+      map.on("zoomend moveend resize", update);
+      setTimeout(update, 0);
+      return box;
+    };
+    control.addTo(map);
+    return control;
   }
 
   /* A legend control: items = [{label, stroke, fill, line, dash}]. */
@@ -69,9 +220,18 @@
       box.appendChild(el("b", "Legend"));
       items.forEach(function (it) {
         var row = el("div", null, "gr-legend-item");
-        var sw = el("span", null, it.line ? "gr-line-swatch" : "gr-swatch");
+        var sw = el("span", null, it.point ? "gr-point-swatch" : (it.line ? "gr-line-swatch" : "gr-swatch"));
         sw.style.borderColor = it.stroke;
-        if (!it.line) { sw.style.background = it.fill; }
+        if (it.pattern) {
+          var a = it.pattern === "anti" ? "-45deg" : "45deg";
+          var g = "repeating-linear-gradient(" + a + ", " + it.fill + " 0 2px, transparent 2px 5px)";
+          sw.style.background = it.pattern === "cross"
+            ? g + ", repeating-linear-gradient(-45deg, " + it.fill + " 0 2px, transparent 2px 5px)" : g;
+        } else if (!it.line || it.point) {
+          // The swatch shows the fill as drawn: at its opacity over the map's background.
+          sw.style.background = it.fill;
+          if (!it.point && it.opacity) { sw.style.opacity = Math.max(it.opacity, 0.35); }
+        }
         if (it.dash) { sw.style.borderStyle = "dashed"; }
         row.appendChild(sw);
         row.appendChild(document.createTextNode(it.label));
@@ -113,6 +273,7 @@
   }
 
   root.georeview = {
-    info: {}, el: el, popup: popup, bind: bind, legend: legend, fit: fit, STATUS: STATUS
+    info: {}, el: el, popup: popup, bind: bind, legend: legend, fit: fit, STATUS: STATUS,
+    patterns: patterns, printScale: printScale, hit: hit, features: FEATURES
   };
 })(window);

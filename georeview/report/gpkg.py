@@ -1,0 +1,309 @@
+"""The review's GIS layers: ``layers.gpkg`` beside report.json, to open the review in QGIS.
+
+One GeoPackage in the working CRS with the geometry the review measured and the
+attributes a reviewer filters on:
+
+``site``
+    The site boundary: name, jurisdiction, regulated, category, areas.
+``disturbance``
+    The disturbed area: area and what of it lies in wetland, floodplain, steep slopes.
+``steep_slopes``
+    Slopes of 20 % or more in the disturbance (DEM).
+``downstream_paths``
+    The downstream trace, merged where paths join (as on the map).
+``discharge_points``
+    Where runoff leaves the site: contributing area, whether it reaches water.
+``contours``
+    Contours from the DEM: elevation, ft.
+``jurisdiction``
+    The site cut by the village limits and the extraterritorial area: which piece
+    lies where, its area and share.
+
+A layer with nothing in it (no steep slopes, no DEM) is still written, empty, with
+its columns, so that a project file or a model built on the GeoPackage finds every
+layer. The file is written to a temporary name and renamed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from georeview.errors import OutputError
+from georeview.units import sqm_to_sqft
+
+log = logging.getLogger(__name__)
+
+#: Layer name → (geometry type, columns and their dtypes), in writing order.
+SCHEMA: dict[str, tuple[str, dict[str, str]]] = {
+    "site": (
+        "MultiPolygon",
+        {
+            "name": "str",
+            "jurisdiction": "str",
+            "regulated": "str",
+            "category": "str",
+            "larger_site": "str",
+            "extraordinary": "str",
+            "area_sqft": "float",
+            "area_acres": "float",
+            "fail": "int",
+            "needs_info": "int",
+        },
+    ),
+    "disturbance": (
+        "MultiPolygon",
+        {
+            "area_sqft": "float",
+            "area_acres": "float",
+            "wetland_sqft": "float",
+            "floodplain_sqft": "float",
+            "steep_slope_sqft": "float",
+        },
+    ),
+    "steep_slopes": ("MultiPolygon", {"slope_class": "str", "area_sqft": "float"}),
+    "downstream_paths": (
+        "LineString",
+        {
+            "receiving_feature": "str",
+            "distance_ft": "float",
+            "n_paths": "int",
+            "length_ft": "float",
+        },
+    ),
+    "discharge_points": (
+        "Point",
+        {
+            "contributing_area_sqft": "float",
+            "reaches_water": "str",
+            "distance_ft": "float",
+            "receiving_feature": "str",
+        },
+    ),
+    "contours": ("LineString", {"elev_ft": "float"}),
+    "jurisdiction": (
+        "MultiPolygon",
+        {"piece": "str", "municipality": "str", "area_sqft": "float", "share": "float"},
+    ),
+}
+
+
+def _sqft(geoms: Any, crs: Any) -> np.ndarray:
+    """Areas of ``geoms`` in sq ft (the working CRS is projected; its unit may be ft)."""
+    unit_m = float(crs.axis_info[0].unit_conversion_factor or 1.0)
+    return sqm_to_sqft(shapely.area(np.asarray(geoms, dtype=object)) * unit_m**2)
+
+
+def _ft(lengths: Any, crs: Any) -> np.ndarray:
+    unit_m = float(crs.axis_info[0].unit_conversion_factor or 1.0)
+    return np.asarray(lengths, dtype=float) * unit_m / 0.3048
+
+
+def _yes(value: Any) -> str:
+    return {True: "yes", False: "no"}.get(value, "unknown")
+
+
+def _frame(name: str, data: dict[str, Any], geoms: Any, crs: Any) -> gpd.GeoDataFrame:
+    """A layer with exactly the columns of :data:`SCHEMA` (missing ones empty)."""
+    geom_type, columns = SCHEMA[name]
+    # The review measures in plan: a submission's Z values are dropped here too.
+    geoms = [None if g is None else shapely.force_2d(g) for g in geoms]
+    n = len(geoms)
+    frame = {}
+    for col, kind in columns.items():
+        values = data.get(col, [None] * n)
+        if kind == "str":
+            frame[col] = pd.Series(["" if v is None else str(v) for v in values], dtype=object)
+        elif kind == "int":
+            frame[col] = pd.Series(values, dtype="Int64")
+        else:
+            frame[col] = pd.Series(values, dtype="float64")
+    if geom_type == "MultiPolygon":
+        geoms = [
+            g if g is None or g.geom_type != "Polygon" else shapely.MultiPolygon([g]) for g in geoms
+        ]
+    return gpd.GeoDataFrame(frame, geometry=gpd.GeoSeries(geoms, crs=crs), crs=crs)
+
+
+def _polygons(geoms: Any) -> list[Any]:
+    """Only the polygonal part of each geometry (an intersection may add slivers of lines)."""
+    out = []
+    for g in geoms:
+        parts = shapely.get_parts(g) if g is not None else []
+        polys = [p for p in parts if p.geom_type in ("Polygon", "MultiPolygon") and not p.is_empty]
+        if polys:
+            out.append(shapely.MultiPolygon([q for p in polys for q in shapely.get_parts(p)]))
+    return out
+
+
+def review_layers(review: Any, report: dict[str, Any]) -> dict[str, gpd.GeoDataFrame]:
+    """Every layer of layers.gpkg as a GeoDataFrame in the working CRS (see :data:`SCHEMA`)."""
+    from georeview.report.webmap import band_width, discharge_points, merged_paths
+
+    crs = review.layers.working_crs
+    m = report.get("measures") or {}
+    c = report.get("classification") or {}
+    counts = (report.get("summary") or {}).get("counts") or {}
+    sub = report.get("submission") or {}
+    site = review.submission.site_geom
+    dist = review.submission.disturbance_geom
+    out: dict[str, gpd.GeoDataFrame] = {}
+    out["site"] = _frame(
+        "site",
+        {
+            "name": [sub.get("name") or sub.get("folder")],
+            "jurisdiction": [(report.get("jurisdiction") or {}).get("status")],
+            "regulated": [_yes(c.get("regulated"))],
+            "category": [c.get("category") or ""],
+            "larger_site": [_yes(c.get("larger_site"))],
+            "extraordinary": [_yes(c.get("extraordinary"))],
+            "area_sqft": [m.get("site_area_sqft")],
+            "area_acres": [m.get("site_area_acres")],
+            "fail": [counts.get("fail")],
+            "needs_info": [counts.get("needs_info")],
+        },
+        _polygons([site]),
+        crs,
+    )
+    out["disturbance"] = _frame(
+        "disturbance",
+        {
+            "area_sqft": [m.get("disturbed_area_sqft")],
+            "area_acres": [m.get("disturbed_area_acres")],
+            "wetland_sqft": [m.get("wetland_in_disturbance_sqft")],
+            "floodplain_sqft": [m.get("floodplain_in_disturbance_sqft")],
+            "steep_slope_sqft": [m.get("steep_slope_area_sqft")],
+        },
+        _polygons([dist]),
+        crs,
+    )
+    layers = review.map_layers or {}
+    steep = layers.get("steep_slopes")
+    if steep is not None and len(steep):
+        steep = steep.to_crs(crs)
+        geoms = _polygons(steep.geometry.to_numpy())
+        classes = (
+            steep["slope_class"].astype(str).tolist()
+            if "slope_class" in steep.columns and len(geoms) == len(steep)
+            else ["20 % or more"] * len(geoms)
+        )
+        out["steep_slopes"] = _frame(
+            "steep_slopes",
+            {"slope_class": classes, "area_sqft": _sqft(geoms, crs).tolist()},
+            geoms,
+            crs,
+        )
+    else:
+        out["steep_slopes"] = _frame("steep_slopes", {}, [], crs)
+    d = m.get("downstream") or {}
+    paths = layers.get("downstream")
+    if paths is not None and len(paths):
+        merged = merged_paths(paths.to_crs(crs), band_width(d))
+        geoms = shapely.get_parts(merged.geometry.to_numpy())
+        # line_merge may leave MultiLineStrings where paths branch: one row per line.
+        n = shapely.get_num_geometries(merged.geometry.to_numpy())
+        rep = np.repeat(np.arange(len(merged)), n)
+        data = {
+            col: merged[col].to_numpy()[rep].tolist()
+            for col in merged.columns
+            if col != merged.geometry.name
+        }
+        data["length_ft"] = _ft(shapely.length(geoms), crs).tolist()
+        out["downstream_paths"] = _frame("downstream_paths", data, geoms, crs)
+    else:
+        out["downstream_paths"] = _frame("downstream_paths", {}, [], crs)
+    points = discharge_points(d, crs)
+    if points is not None:
+        data = {col: points[col].tolist() for col in points.columns if col != points.geometry.name}
+        data["reaches_water"] = [_yes(v) for v in data.get("reaches_water", [])]
+        out["discharge_points"] = _frame("discharge_points", data, points.geometry, crs)
+    else:
+        out["discharge_points"] = _frame("discharge_points", {}, [], crs)
+    contours = layers.get("contours")
+    if contours is not None and len(contours):
+        contours = contours.to_crs(crs)
+        col = next((c for c in ("elev_ft", "elevation_ft") if c in contours.columns), None)
+        out["contours"] = _frame(
+            "contours",
+            {"elev_ft": contours[col].tolist() if col else [None] * len(contours)},
+            contours.geometry,
+            crs,
+        )
+    else:
+        out["contours"] = _frame("contours", {}, [], crs)
+    out["jurisdiction"] = _jurisdiction_pieces(review, site, crs)
+    return out
+
+
+def _jurisdiction_pieces(review: Any, site: Any, crs: Any) -> gpd.GeoDataFrame:
+    """The site cut into its village, extraterritorial and outside pieces."""
+    j = review.jurisdictions
+    if j is None:
+        return _frame("jurisdiction", {}, [], crs)
+    village = j.village.geometry
+    etj = j.extraterritorial if j.extraterritorial is not None else shapely.Polygon()
+    ceded = shapely.union_all(list(j.ceded.values())) if j.ceded else shapely.Polygon()
+    pieces = [
+        ("village", j.village.name, shapely.intersection(site, village)),
+        (
+            "extraterritorial",
+            j.village.name,
+            shapely.difference(shapely.intersection(site, etj), village),
+        ),
+        (
+            "outside",
+            "",
+            shapely.difference(site, shapely.union_all([village, etj, ceded])),
+        ),
+    ]
+    pieces += [
+        ("neighbour's extraterritorial", name, shapely.intersection(site, geom))
+        for name, geom in (j.ceded or {}).items()
+    ]
+    geoms = _polygons([g for _, _, g in pieces])
+    kept = [(p, n) for (p, n, g) in pieces if _polygons([g])]
+    area = _sqft(geoms, crs)
+    total = float(_sqft([site], crs)[0]) or 1.0
+    return _frame(
+        "jurisdiction",
+        {
+            "piece": [p for p, _ in kept],
+            "municipality": [n for _, n in kept],
+            "area_sqft": area.tolist(),
+            "share": (area / total).tolist(),
+        },
+        geoms,
+        crs,
+    )
+
+
+def write_layers_gpkg(review: Any, report: dict[str, Any], path: Path) -> Path:
+    """Write layers.gpkg for one review (every layer of :data:`SCHEMA`, some maybe empty).
+
+    Raises
+    ------
+    OutputError
+        When the file cannot be written.
+    """
+    path = Path(path)
+    frames = review_layers(review, report)
+    tmp = path.with_name(f".{path.stem}.partial-{os.getpid()}{path.suffix}")
+    try:
+        tmp.unlink(missing_ok=True)
+        for name, gdf in frames.items():
+            geom_type = SCHEMA[name][0]
+            gdf.to_file(tmp, layer=name, driver="GPKG", engine="pyogrio", geometry_type=geom_type)
+        os.replace(tmp, path)
+    except (OSError, RuntimeError) as exc:  # pyogrio's write errors are RuntimeErrors
+        raise OutputError(f"cannot write ({exc})", path=path) from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    log.info("layers.gpkg: %s", ", ".join(f"{k} {len(v)}" for k, v in frames.items()))
+    return path

@@ -1,0 +1,585 @@
+"""What a reviewer reads: plain wording, evidence and caveats derived from the report dict.
+
+report.json keeps rule ids, fact names and JSON paths (they are what a program
+or a developer follows); the pages a reviewer reads must not. This module turns
+one report dict into the view the HTML template renders: every finding gets a
+reviewer's status (a compliance result, or a determination such as "applies" or
+"exempt"), its evidence in words, its message with the technical parts moved to
+a separate list, the caveats that weaken it and, when it needs information, what
+is missing and how to supply it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+#: Rule kinds whose findings are determinations (what applies), not compliance results.
+DETERMINATION_KINDS = frozenset({"reach", "exemption", "trigger", "classify", "info"})
+#: Statuses a compliance result can have, worst first.
+COMPLIANCE_ORDER = ("fail", "needs_info", "pass")
+COMPLIANCE_LABEL = {"fail": "Fails", "needs_info": "Needs information", "pass": "Passes"}
+#: Evidence source (the fact registry's ``source``) → words and a one-letter marker.
+EVIDENCE_WORDS = {
+    "measured": ("measured from the maps", "M"),
+    "declared": ("declared by the applicant", "D"),
+    "computed": ("computed from the inputs", "C"),
+    "village": ("Village's decision", "V"),
+    "judged": ("follows from the classification", "J"),
+    "ordinance": ("set by the ordinance", "O"),
+}
+#: Sentinels reference layers use for "no value" (FEMA NFHL writes -9999).
+NODATA = (-9999.0, -9998.0, -8888.0)
+NOT_GIVEN = "not given"
+
+# Technical tokens: dotted snake-case names (hydrology.rainfall_in), TOML tables and
+# arrays ([hydrology], = [...]), rule ids (deerfield.sitemap.adjacent), file names.
+_DOTTED = re.compile(r"\b[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+\b")
+_SNAKE = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+_TECH = re.compile(
+    r"\brule\s+[a-z]|\{|\}|\w\s*=\s*[\[{\"']|\[[a-z_]+\]|\.\./|\w/\w+\.\w+|\.(?:toml|json|geojson|gpkg|shp|txt)\b"
+)
+_SUBPARA = re.compile(r"\([A-Za-z0-9]{1,4}\)")
+_SEE_PATH = re.compile(r"\(?\s*see\s+[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+[^)]*\)?", re.IGNORECASE)
+
+
+def _technical(fragment: str) -> bool:
+    return bool(_DOTTED.search(fragment) or _SNAKE.search(fragment) or _TECH.search(fragment))
+
+
+def _groups(text: str) -> list[tuple[int, int]]:
+    """Spans of the outermost parenthesised groups of ``text``."""
+    spans, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, i + 1))
+    return spans
+
+
+def plain(text: str | None) -> tuple[str, list[str]]:
+    """Split a message into reviewer prose and the technical details taken out of it.
+
+    Parenthesised groups that name keys, rule ids, TOML syntax or files are
+    removed (kept in the second value); "see engineering.x" pointers likewise.
+    A citation in brackets (with sub-paragraph groups such as "(C)(2)") is prose and stays.
+
+    Examples
+    --------
+    >>> plain("The plan gives it (plan.maintenance).")
+    ('The plan gives it.', ['plan.maintenance'])
+    """
+    if not text:
+        return "", []
+    tech: list[str] = []
+    out, last = [], 0
+    for a, b in _groups(text):
+        inner = text[a + 1 : b - 1]
+        # A citation in brackets ("... explanation (17.08(C)(2)(c))") is prose: it has
+        # sub-paragraph groups like "(C)", which no key or file name has.
+        if _technical(inner) and not _SUBPARA.search(inner):
+            out.append(text[last:a])
+            tech.append(inner.strip())
+            last = b
+    out.append(text[last:])
+    prose = "".join(out)
+
+    def see(m: re.Match[str]) -> str:
+        tech.append(m.group(0).strip(" ()"))
+        return ""
+
+    prose = _SEE_PATH.sub(see, prose)
+    # What is still technical outside brackets (e.g. "pass hydrology.rainfall_in"):
+    # drop the clause that carries it.
+    clauses = re.split(r"(?<=[;:])\s+", prose)
+    kept = []
+    for clause in clauses:
+        if _DOTTED.search(clause) or _TECH.search(clause):
+            tech.append(clause.strip(" ;:"))
+        else:
+            kept.append(clause)
+    prose = " ".join(kept)
+    # A lone snake_case name left in a sentence reads as words.
+    prose = _SNAKE.sub(lambda m: m.group(0).replace("_", " "), prose)
+    prose = re.sub(r"\s+([.,;:])", r"\1", prose)
+    prose = re.sub(r"\s{2,}", " ", prose).strip()
+    prose = re.sub(r"[;:,]\s*$", ".", prose)
+    return prose, tech
+
+
+def keys_in(texts: Iterable[str]) -> list[str]:
+    """Dotted submission.toml keys named in ``texts`` (``hydrology.rainfall_in``), in order."""
+    found: dict[str, None] = {}
+    for t in texts:
+        for k in _DOTTED.findall(t or ""):
+            if not k.startswith(("engineering.", "deerfield.", "somers.")):
+                found[k] = None
+    return list(found)
+
+
+def supply_words(keys: Iterable[str]) -> list[str]:
+    """Keys grouped by submission.toml section, in words (one sentence per section)."""
+    by_section: dict[str, list[str]] = {}
+    for k in keys:
+        section, _, name = k.rpartition(".")
+        by_section.setdefault(section, []).append(name)
+    out = []
+    for section, names in by_section.items():
+        quoted = ", ".join(f'"{n}"' for n in dict.fromkeys(names))
+        where = f"the {section.replace('.', ' > ')} section of" if section else "the top of"
+        out.append(f"In {where} submission.toml give {quoted}.")
+    return out
+
+
+def key_words(key: str) -> str:
+    """A submission.toml key in words: ``hydrology.rainfall_in`` → 'entry "rainfall_in" ...'."""
+    parts = key.split(".")
+    if len(parts) == 1:
+        return f'the entry "{parts[0]}" of submission.toml'
+    section = " > ".join(parts[:-1])
+    return f'the entry "{parts[-1]}" in the {section} section of submission.toml'
+
+
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is a real number (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def is_nodata(value: Any) -> bool:
+    """Whether a value is a layer's "no value" sentinel (-9999 and the like)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return False
+    return any(abs(v - s) < 1e-9 for s in NODATA)
+
+
+_SINGULAR = {"acres": "acre", "lots": "lot", "days": "day", "feet": "foot", "tons": "ton"}
+
+
+def quantity(value: Any, units: str | None = None) -> str:
+    """A value with its units at a sensible precision ("1 acre", "7.11 tons/acre/year").
+
+    Whole numbers and values of 100 or more get no decimals, others two
+    significant decimals; nodata sentinels read "not given".
+    """
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if not is_number(value):
+        return str(value)
+    if is_nodata(value):
+        return NOT_GIVEN
+    v = float(value)
+    if abs(v) >= 100 or v.is_integer():
+        text = f"{v:,.0f}"
+    elif abs(v) >= 10:
+        text = f"{v:,.1f}"
+    else:
+        text = f"{v:,.2f}"
+    u = units or ""
+    if u == "USD":
+        return f"${v:,.0f}" if v.is_integer() else f"${v:,.2f}"
+    if u == "fraction":
+        return f"{100 * v:.1f} %"
+    if text in ("1", "1.0"):
+        head, _, tail = u.partition(" ")
+        u = " ".join(x for x in (_SINGULAR.get(head, head), tail) if x)
+    return f"{text} {u}".strip()
+
+
+def is_determination(finding: Mapping[str, Any]) -> bool:
+    """A determination (what applies) rather than a compliance result.
+
+    Uses the finding's own ``determination`` field when report.json carries it,
+    otherwise its rule kind.
+    """
+    # report.json's ``determination`` covers reach, exemption, trigger and classify;
+    # an ``info`` finding (a procedure, a fee, a forfeiture) is no compliance result either.
+    if finding.get("determination") is True or finding.get("kind") == "info":
+        return True
+    if finding.get("determination") is False:
+        return False
+    return finding.get("kind") in DETERMINATION_KINDS
+
+
+def determination_label(finding: Mapping[str, Any]) -> str:
+    """The reviewer's word for a determination: applies, does not apply, exempt, classified as."""
+    status, kind, applies = finding["status"], finding.get("kind"), finding.get("applies")
+    if status == "needs_info":
+        return "Needs information"
+    if status == "fail":
+        return "Fails"
+    if status == "not_applicable":
+        return "Does not apply"
+    if kind == "exemption":
+        return "Exempt" if applies else "Not exempt"
+    if kind == "classify":
+        if not applies:
+            return "Does not apply"
+        head = str(finding.get("title") or "").split(":")[0].strip()
+        return f"Classified as {head.lower()}" if head else "Classified"
+    if kind == "info":
+        return "For the record"
+    return "Applies" if applies else "Does not apply"
+
+
+def evidence_of(finding: Mapping[str, Any], derived: Mapping[str, list[str]]) -> list[str]:
+    """Evidence sources of a finding: its own ``evidence`` field, else derived from its facts."""
+    own = finding.get("evidence")
+    if isinstance(own, str):
+        found = [own]
+    elif isinstance(own, (list, tuple)):
+        found = [str(x) for x in own]
+    else:
+        found = list(derived.get(finding.get("rule_id", ""), []))
+    # Nearly every rule reads the classification to know whether it applies; say so
+    # only where nothing else is the evidence.
+    rest = [e for e in found if e != "judged"]
+    return rest or found
+
+
+def derive_evidence(review: Any) -> dict[str, list[str]]:
+    """Rule id → sources of the facts the rule reads (the fact registry's ``source``)."""
+    from georeview.facts.registry import registry
+    from georeview.report.webmap import rule_facts
+
+    reg = registry()
+    out: dict[str, list[str]] = {}
+    for rule_id, facts in rule_facts(review.ordinance).items():
+        sources = {reg.source(f) for f in facts}
+        out[rule_id] = [s for s in EVIDENCE_WORDS if s in sources]
+    return out
+
+
+def missing_facts(review: Any) -> dict[str, list[str]]:
+    """Rule id → the facts it reads that have no value in this review."""
+    from georeview.report.webmap import rule_facts
+
+    facts = review.facts or {}
+    return {
+        rid: sorted(f for f in names if facts.get(f) is None)
+        for rid, names in rule_facts(review.ordinance).items()
+    }
+
+
+# ------------------------------------------------------------------ caveats
+_TOPICS = {
+    "soil_loss": re.compile(
+        r"soil.loss|sediment discharge|tons/acre|USLE|erosivity", re.IGNORECASE
+    ),
+    "runoff": re.compile(r"\bpeak|sediment basin|\bcfs\b|design storm", re.IGNORECASE),
+}
+
+
+def _finding_topics(f: Mapping[str, Any]) -> set[str]:
+    text = f"{f.get('title', '')} {f.get('message', '')} {f.get('units') or ''}"
+    return {t for t, rx in _TOPICS.items() if rx.search(text)}
+
+
+def caveats(report: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Every warning of the review in words, each with the topic of the findings it weakens."""
+    eng = report.get("engineering") or {}
+    sl = eng.get("soil_loss") or {}
+    out: list[dict[str, str]] = []
+    seen: set[str] = set()
+    # Runoff caveats matter only where a rule of this review reads a peak or a basin.
+    runoff_read = any(
+        "runoff" in _finding_topics(f) and f.get("status") != "not_applicable"
+        for f in report.get("findings", [])
+    )
+
+    def add(text: str, topic: str, raw: str | None = None) -> None:
+        # The same warning can come from two places (soil_loss.warnings is repeated in
+        # engineering.warnings): say it once.
+        key = (raw or text).strip().lower()
+        if key in seen or (topic == "runoff" and not runoff_read):
+            return
+        seen.add(key)
+        prose, _ = plain(text)
+        storm = re.match(r"(?:Runoff|Soil loss): (\d+yr) ", prose)
+        if storm:
+            prose = prose.replace(storm.group(1), storm_words(storm.group(1)) + " storm", 1)
+        if prose and all(c["text"] != prose for c in out):
+            out.append({"text": prose, "topic": topic, "storm": storm.group(1) if storm else ""})
+
+    for w in report.get("warnings") or []:
+        add(str(w), "all")
+    r_src = str(((sl.get("r") or {}).get("source")) or "")
+    if re.search(r"proxy|unconfirmed", r_src, re.IGNORECASE):
+        add(f"Rainfall erosivity R is a stand-in: {r_src}.", "soil_loss")
+    for w in sl.get("warnings") or []:
+        add(f"Soil loss: {w}.", "soil_loss", raw=str(w))
+    rain = eng.get("rainfall") or {}
+    sources = {str(s) for s in (rain.get("sources") or {}).values() if s}
+    for s in sorted(sources):
+        if re.search(r"illustrative|not NOAA|unconfirmed|replace", s, re.IGNORECASE):
+            add(f"Design rainfall depths: {s}.", "runoff")
+    cfg = str(rain.get("config_source") or "")
+    if not rain.get("depths_in") and re.search(r"not yet|unconfirmed", cfg, re.IGNORECASE):
+        add(f"No confirmed design rainfall for this village: {cfg}.", "runoff")
+    for w in eng.get("warnings") or []:
+        topic = "soil_loss" if _TOPICS["soil_loss"].search(str(w)) else "runoff"
+        add(f"{'Runoff' if topic == 'runoff' else 'Soil loss'}: {w}.", topic, raw=str(w))
+    for rep in report.get("repairs") or []:
+        add(f"A geometry was repaired before measuring: {rep.get('reason')}.", "all")
+    return out
+
+
+# ------------------------------------------------------------------ engineering
+def engineering_view(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The engineering inputs as rows a reviewer reads (value, units, source)."""
+    eng = report.get("engineering") or {}
+    sl = eng.get("soil_loss") or {}
+    usle = []
+    for key, label in (("r", "R, rainfall erosivity"), ("k", "K, soil erodibility")):
+        item = sl.get(key) or {}
+        usle.append(
+            {
+                "name": label,
+                "value": quantity(item.get("value")) or NOT_GIVEN,
+                "source": plain(item.get("source") or item.get("reason") or "")[0],
+            }
+        )
+    ls = sl.get("ls") or {}
+    usle.append(
+        {
+            "name": "LS, slope length and steepness",
+            "value": quantity(ls.get("value")) or NOT_GIVEN,
+            "source": plain(ls.get("source") or ls.get("reason") or "")[0],
+        }
+    )
+    phases = [
+        {
+            "name": p.get("name"),
+            "days": quantity(p.get("days"), "days"),
+            "c": quantity(p.get("c")),
+            "p": quantity(p.get("p")),
+            "r_share": NOT_GIVEN
+            if p.get("r_fraction") is None
+            else quantity(p["r_fraction"], "fraction"),
+            "tons": quantity(p.get("tons_per_acre"), "tons/acre"),
+            "source": plain(p.get("c_source") or "")[0],
+        }
+        for p in sl.get("phases") or []
+    ]
+    rain = eng.get("rainfall") or {}
+    depths = rain.get("depths_in") or {}
+    storms = []
+    details = eng.get("peak_flow_details") or []
+    for storm, depth in depths.items():
+        row: dict[str, Any] = {
+            "storm": storm_words(storm),
+            "depth": quantity(depth, "in"),
+            "source": plain((rain.get("sources") or {}).get(storm) or "")[0],
+        }
+        for d in details:
+            if d.get("storm") == storm:
+                row[f"q_{d.get('condition')}"] = quantity(d.get("qp_cfs"), "cfs")
+        storms.append(row)
+    cn = eng.get("curve_numbers") or {}
+    tc = eng.get("tc_hr") or {}
+    runoff = [
+        {
+            "condition": {"pre": "Before development", "post": "After development"}.get(
+                k, "During construction"
+            ),
+            "cn": quantity(cn.get(k)) or NOT_GIVEN,
+            "tc": NOT_GIVEN if tc.get(k) is None else f"{60 * tc[k]:.0f} min",
+        }
+        for k in ("pre", "post", "construction")
+        if cn.get(k) is not None or tc.get(k) is not None
+    ]
+    return {
+        "soil_loss": quantity(sl.get("tons_per_acre_year"), "tons/acre/year"),
+        "soil_loss_reason": plain(sl.get("reason") or "")[0],
+        "usle": usle,
+        "phases": phases,
+        "method": plain(sl.get("method") or "")[0],
+        "storms": storms,
+        "runoff": runoff,
+        "rainfall_note": "" if depths else plain(str(rain.get("config_source") or ""))[0],
+    }
+
+
+def storm_words(storm: str) -> str:
+    """``"10yr"`` → ``"10-year, 24-hour"``."""
+    m = re.fullmatch(r"(\d+)yr", str(storm))
+    return f"{m.group(1)}-year, 24-hour" if m else str(storm)
+
+
+# ------------------------------------------------------------------ needs information
+def _resolve(report: Mapping[str, Any], path: str) -> list[str]:
+    """The text values under a dotted path of the report (``engineering.sediment_basin.reason``)."""
+    node: Any = report
+    for part in path.split("."):
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        else:
+            return []
+    out: list[str] = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, str):
+            out.append(x)
+        elif isinstance(x, Mapping):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+
+    walk(node)
+    return list(dict.fromkeys(out))
+
+
+def _storm_of(finding: Mapping[str, Any]) -> str | None:
+    """The storm a finding is about ("1-year, 24-hour peak ..." → ``"1yr"``), if one."""
+    found = re.findall(r"(\d+)-year", str(finding.get("title") or ""))
+    if len(found) == 1:
+        return f"{found[0]}yr"
+    # "2-, 10- and 100-year storms": the largest storm named is the one computed last.
+    found = re.findall(r"(\d+)-(?:,| and| or|year)", str(finding.get("title") or ""))
+    return f"{max(map(int, found))}yr" if found else None
+
+
+def how_to_supply(
+    finding: Mapping[str, Any],
+    report: Mapping[str, Any],
+    missing: Iterable[str] = (),
+    sources: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """What a needs-information finding lacks and how to supply it, in words.
+
+    Parameters
+    ----------
+    finding : mapping
+        One finding of report.json.
+    report : mapping
+        The whole report (the finding may point into ``engineering``).
+    missing : iterable of str
+        Facts the finding's rule reads that have no value.
+    sources : mapping, optional
+        Fact name → registry source (declared facts come from submission.toml,
+        village facts from the Village's determinations file).
+    """
+    texts = [str(finding.get("message") or "")]
+    for path in re.findall(r"engineering(?:\.[a-z0-9_]+)+", texts[0]):
+        values = _resolve(report, path)
+        storm = _storm_of(finding)
+        if storm and path.endswith("peak_flow_reasons"):
+            values = _resolve(report, f"{path}.{storm}") or values
+        texts.extend(values)
+    what = []
+    for t in texts[1:]:
+        # Reasons are "a; b; c": list each missing item once across storms and conditions.
+        for part in re.split(r";\s+", t):
+            prose, _ = plain(part)
+            if prose:
+                what.append(prose[0].upper() + prose[1:])
+    keys = keys_in(texts)
+    village = False
+    for fact in missing:
+        src = (sources or {}).get(fact)
+        if src == "village":
+            village = True
+        elif src == "declared" and not any(fact.split(".")[-1] in k for k in keys):
+            keys.append(fact)
+    supply = supply_words(keys)
+    if village:
+        supply.append("The Village records its decision in the determinations file of this review.")
+    if not supply:
+        supply.append("Ask the applicant for the missing item and add it to submission.toml.")
+    return {
+        "missing": list(dict.fromkeys(what)) or [plain(texts[0])[0]],
+        "supply": list(dict.fromkeys(supply)),
+        "keys": keys,
+    }
+
+
+# ------------------------------------------------------------------ the view
+def view(
+    report: Mapping[str, Any],
+    *,
+    evidence: Mapping[str, list[str]] | None = None,
+    missing: Mapping[str, list[str]] | None = None,
+    fact_sources: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The reviewer's view of one report dict (what report.html renders).
+
+    Returns
+    -------
+    dict
+        ``determinations`` and ``compliance`` (status → rows), ``not_applicable``,
+        ``counts`` (compliance results only), ``caveats`` and ``engineering``.
+    """
+    evidence = evidence or {}
+    cav = caveats(report)
+    rows: dict[str, list[dict[str, Any]]] = {s: [] for s in COMPLIANCE_ORDER}
+    determinations: list[dict[str, Any]] = []
+    not_applicable: list[dict[str, Any]] = []
+    for f in report.get("findings", []):
+        prose, tech = plain(f.get("message"))
+        ev = evidence_of(f, evidence)
+        topics = _finding_topics(f)
+        row = {
+            "f": f,
+            "message": prose,
+            "technical": tech,
+            "evidence": [(e, *EVIDENCE_WORDS.get(e, (e, "?"))) for e in ev],
+            "caveats": [
+                c["text"]
+                for c in cav
+                if c["topic"] in topics and (not c["storm"] or c["storm"] == _storm_of(f))
+            ],
+            "measured": quantity(f.get("measured"), f.get("units")),
+            "limit": quantity(f.get("limit"), f.get("units"))
+            if f.get("status") != "needs_info" or f.get("measured") is not None
+            else "",
+        }
+        if f["status"] == "needs_info":
+            # What is missing is said in its own column; a caveat would repeat it.
+            row["caveats"] = []
+            row["supply"] = how_to_supply(
+                f, report, (missing or {}).get(f.get("rule_id", ""), ()), fact_sources
+            )
+        if is_determination(f) and f["status"] != "needs_info":
+            if f["status"] == "not_applicable":
+                row["label"] = "Does not apply"
+                not_applicable.append(row)
+            else:
+                row["label"] = determination_label(f)
+                determinations.append(row)
+        elif f["status"] == "not_applicable":
+            row["label"] = "Not applicable"
+            not_applicable.append(row)
+        else:
+            row["label"] = COMPLIANCE_LABEL.get(f["status"], f["status"])
+            rows.setdefault(f["status"], []).append(row)
+    counts = {s: len(rows[s]) for s in COMPLIANCE_ORDER}
+    counts["determinations"] = len(determinations)
+    counts["not_applicable"] = len(not_applicable)
+    return {
+        "compliance": rows,
+        "determinations": determinations,
+        "not_applicable": not_applicable,
+        "counts": counts,
+        "caveats": cav,
+        "engineering": engineering_view(report),
+        "source_name": _source_name(report),
+    }
+
+
+def _source_name(report: Mapping[str, Any]) -> str:
+    """The ordinance's title for the footer (its file path stays in report.json)."""
+    o = report.get("ordinance") or {}
+    return str(o.get("title") or o.get("short_name") or "")

@@ -1,0 +1,494 @@
+"""The pages a reviewer reads, for three sample reviews, in Debian's chromium (issue 13).
+
+Samples: somers_etj_near_kenosha (Somers, extraterritorial, soil loss on an R proxy),
+deerfield_wetland_floodplain (wetland and floodplain, extraordinary site) and
+deerfield_larger_site (TR-55 peaks on illustrative rainfall). For each: report.html
+keeps determinations apart from compliance results, shows its caveats and engineering
+inputs, carries no rule ids or JSON paths in its visible text and prints in at most six
+Letter pages; every map layer's popup is reachable by a click; the batch index links each
+report and states each outcome. Screenshots go to pytest's tmp folder.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pytest
+import shapely
+from _web_helpers import CHROMIUM, PageWatch
+
+from georeview.report import webmap, write_reports
+from georeview.report.reader import DETERMINATION_KINDS
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium not installed"),
+]
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = ("somers_etj_near_kenosha", "deerfield_wetland_floodplain", "deerfield_larger_site")
+#: Developer wording that must not reach a reviewer's visible text: rule ids, JSON paths
+#: into report.json, dotted snake_case keys, TOML arrays and tables, relative paths,
+#: nodata sentinels, float noise and "1 acres".
+FORBIDDEN = {
+    "rule id": re.compile(r"\b(?:deerfield|somers)\.[a-z0-9_]+(?:\.[a-z0-9_]+)*"),
+    "JSON path": re.compile(r"\bengineering\.[a-z_]+|\bmeasures\.[a-z_]+"),
+    "dotted key": re.compile(r"\b[a-z]+\.[a-z]+_[a-z_]+\b"),
+    "TOML": re.compile(r"=\s*\[|\[[a-z_]+\]\s+[a-z_]+"),
+    "path": re.compile(r"\.\./|/shared/"),
+    "nodata": re.compile(r"-9999"),
+    "float noise": re.compile(r"\d\.\d{6,}"),
+    "1 acres": re.compile(r"\b1(?:\.0+)? acres\b"),
+}
+
+
+def _forbidden(text: str) -> dict[str, list[str]]:
+    return {k: rx.findall(text)[:3] for k, rx in FORBIDDEN.items() if rx.search(text)}
+
+
+@pytest.fixture(scope="module")
+def reviews(tmp_path_factory):
+    from georeview.pipeline.review import review
+
+    out = {}
+    base = tmp_path_factory.mktemp("pages")
+    for name in SAMPLES:
+        rev = review(REPO / "sample_sites" / name)
+        paths = write_reports(rev, base / name)
+        out[name] = (rev, paths, json.loads(paths["json"].read_text(encoding="utf-8")))
+    return out
+
+
+@pytest.fixture
+def page(browser):
+    p = browser.new_page(viewport={"width": 1200, "height": 800})
+    yield p
+    p.close()
+
+
+# --------------------------------------------------------------------------- report.html
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_report_page_for_a_reviewer(page, reviews, name, tmp_path):
+    _rev, paths, report = reviews[name]
+    watch = PageWatch(page)
+    page.goto(paths["html"].as_uri())
+    page.frame_locator("iframe.map").locator(".leaflet-control-layers").wait_for()
+    page.screenshot(path=str(tmp_path / f"{name}-report.png"), full_page=True)
+    assert watch.errors == []
+    assert watch.network() == []
+    visible = page.locator("body").inner_text()
+
+    # 1. Determinations are not compliance results: no "Passes" among them, and the
+    # verdict's pass count leaves them out (counted here from report.json's kinds).
+    det = page.locator("#determinations-table").inner_text()
+    assert "Passes" not in det
+    assert re.search(r"Applies|Classified as|Not exempt|Does not apply", det)
+    compliance_pass = sum(
+        f["status"] == "pass" and f["kind"] not in DETERMINATION_KINDS for f in report["findings"]
+    )
+    counts = page.locator("#counts").inner_text()
+    assert f"{compliance_pass} pass" in counts
+    assert report["summary"]["counts"]["pass"] > compliance_pass  # JSON counts both
+    assert page.locator("#findings-pass tr.f-pass, table.condensed tr.f-pass").count() == (
+        compliance_pass
+    )
+    # Evidence in words beside each compliance row.
+    assert page.locator("tr.f-pass .ev").count() >= compliance_pass
+
+    # 3. No developer wording in what the reviewer sees (technical details are closed).
+    assert _forbidden(visible) == {}
+    assert "rule_id" not in visible
+    # ... but it is all still there for whoever opens the technical details.
+    page.locator("#technical > summary").click()
+    assert report["findings"][0]["rule_id"] in page.locator("#technical").inner_text()
+
+    # 4. Print: at most six Letter pages, and the map's controls are not printed.
+    from pypdf import PdfReader
+
+    pdf = page.pdf(format="Letter")
+    n_pages = len(PdfReader(io.BytesIO(pdf)).pages)
+    (tmp_path / f"{name}.pdf").write_bytes(pdf)
+    assert n_pages <= 6, f"{name}: {n_pages} Letter pages"
+
+
+def test_caveats_and_inputs_reach_the_page(page, reviews):
+    # Somers: R = 150 is a stated proxy (sample_sites/README.md), and the even spread
+    # of erosivity may understate a summer schedule; both beside the soil-loss finding.
+    _, paths, _ = reviews["somers_etj_near_kenosha"]
+    page.goto(paths["html"].as_uri())
+    top = page.locator("#caveats").inner_text()
+    assert "proxy" in top
+    assert "unconfirmed" in top
+    assert "summer schedule may be underestimated" in top
+    row = page.locator("tr.f-fail", has_text="§ 17.08(C)(2)")
+    assert "proxy" in row.inner_text()
+    usle = page.locator("#usle-inputs").inner_text()
+    assert "150" in usle
+    assert "0.43" in usle
+    phases = page.locator("#usle-phases").inner_text()
+    assert "bare" in phases
+    assert "gravel" in phases
+    assert "0.05" in phases
+
+    # Deerfield larger site: the declared depths (README: 1-yr 2.5 ... 100-yr 6.6 in) are
+    # "illustrative ... not NOAA Atlas 14"; the peak findings say so beside them.
+    _, paths, report = reviews["deerfield_larger_site"]
+    page.goto(paths["html"].as_uri())
+    assert "not NOAA Atlas 14" in page.locator("#caveats").inner_text()
+    rain = page.locator("#rainfall-inputs").inner_text()
+    for depth in ("2.50 in", "2.90 in", "3.60 in", "4.20 in", "6.60 in"):
+        assert depth in rain
+    runoff = page.locator("#runoff-inputs").inner_text()
+    cn = report["engineering"]["curve_numbers"]
+    assert f"{cn['pre']:.0f}" in runoff
+    assert f"{cn['post']:.0f}" in runoff
+    for row in page.locator("tr.f-fail").all():
+        assert "not NOAA Atlas 14" in row.inner_text()
+
+
+def test_needs_information_says_what_and_how(page, tmp_path):
+    # deerfield_etj_subdivision declares no [hydrology]: its peaks need information.
+    from georeview.pipeline.review import review
+
+    rev = review(REPO / "sample_sites" / "deerfield_etj_subdivision")
+    paths = write_reports(rev, tmp_path / "out", with_map=False)
+    page.goto(paths["html"].as_uri())
+    rows = page.locator("tr.f-needs_info")
+    assert rows.count() == rev.to_dict()["summary"]["counts"]["needs_info"]
+    first = rows.first
+    assert "rainfall" in first.locator("td.missing").inner_text().lower()
+    how = first.locator("td.supply").inner_text()
+    assert "submission.toml" in how
+    assert '"rainfall_in"' in how
+    assert "engineering." not in first.inner_text()
+    assert "Limit 0 cfs" not in first.inner_text()
+
+
+# --------------------------------------------------------------------------- map.html
+
+
+def _feature_points(rev, report) -> dict[str, tuple[float, float]]:
+    """For each shown layer, a lon/lat point on its first feature (inside an area)."""
+    out = {}
+    for key, gdf in webmap.map_frames(rev, report).items():
+        style = webmap._style_for(key)
+        if not style.show:
+            continue
+        g = gdf.to_crs(rev.layers.working_crs).geometry
+        g = g[~(g.isna() | g.is_empty)]
+        if not len(g):
+            continue
+        geom = g.iloc[0]
+        if geom.geom_type in ("Polygon", "MultiPolygon"):
+            # Inside the site's view: the part of the area nearest the site.
+            near = shapely.intersection(geom, shapely.buffer(rev.submission.site_geom, 200))
+            geom = near if not near.is_empty else geom
+            pt = shapely.point_on_surface(geom)
+        elif geom.geom_type in ("LineString", "MultiLineString"):
+            pt = shapely.line_interpolate_point(shapely.line_merge(geom), 0.5, normalized=True)
+            pt = shapely.get_point(pt, 0) if pt.geom_type != "Point" else pt
+        else:
+            pt = shapely.get_point(geom, 0) if geom.geom_type != "Point" else geom
+        ll = gpd.GeoSeries([pt], crs=rev.layers.working_crs).to_crs(4326).iloc[0]
+        out[key] = (ll.y, ll.x)
+    return out
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_every_layer_popup_is_reachable_by_a_click(page, reviews, name, tmp_path):
+    rev, paths, report = reviews[name]
+    watch = PageWatch(page)
+    page.goto(paths["map"].as_uri())
+    page.wait_for_selector(".leaflet-control-layers-overlays")
+    page.screenshot(path=str(tmp_path / f"{name}-map.png"))
+    points = _feature_points(rev, report)
+    assert {"site", "disturbance"} <= set(points)
+    box = page.locator(".leaflet-container").bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    texts = []
+    for key, (lat, lon) in points.items():
+        label = webmap._style_for(key).label
+        page.evaluate(
+            "([lat, lon]) => { const m = Object.values(window).find(v => v instanceof L.Map);"
+            " m.closePopup();"
+            " m.setView([lat, lon], Math.max(m.getZoom(), 17), {animate: false}); }",
+            [lat, lon],
+        )
+        page.wait_for_function("!document.querySelector('.leaflet-popup')")
+        page.mouse.click(cx, cy)
+        popup = page.locator(".leaflet-popup-content")
+        popup.wait_for()
+        text = popup.inner_text()
+        # The clicked feature's popup, or a section of the list of what lies under it.
+        assert label in text, f"{name}: no popup for {key} ({label}) at its own feature"
+        texts.append(text)
+        for summary in popup.locator("details.gr-other > summary").all():
+            summary.click()
+        texts.append(popup.inner_text())
+    every = "\n".join(texts)
+    assert watch.errors == []
+    assert not re.search(r"-9999", every)
+    assert not re.search(r"\d\.\d{5,}", every)  # "951.4435695538057"
+    assert "passes" not in " ".join(
+        t.split("Also here")[0] for t in texts if t.startswith(webmap.LAYERS["site"].label)
+    )
+
+
+def test_zone_x_polygon_does_not_carry_the_100_year_finding(reviews):
+    rev, _, report = reviews["deerfield_wetland_floodplain"]
+    page = webmap.render_map(webmap.build_map(rev, report))
+    info = json.loads(
+        re.search(r"georeview\.info = (\{.*?\});georeview\.patterns", page, re.S)
+        .group(1)
+        .replace("\\u003c", "<")
+        .replace("\\u003e", ">")
+        .replace("\\u0026", "&")
+    )
+    groups = info["floodplain"]["groups"]
+    assert groups["other"]["findings"] == []
+    assert "0.2 % annual chance" in groups["other"]["note"]
+    hundred = [f for f in groups["sfha"]["findings"] if "100-year floodplain" in f["message"]]
+    assert hundred, "the 1 % annual chance polygons carry the floodplain finding"
+    # Every zone X polygon of the layer is in group "other" (FEMA: X is not an SFHA).
+    fp = rev.map_layers["floodplain"]
+    grp = webmap.feature_groups("floodplain", fp, rev.layers.spec("floodplain"))
+    zone = fp["FLD_ZONE"].astype(str).str.upper().to_numpy()
+    assert (grp[zone == "X"] == "other").all()
+    assert (grp[zone != "X"] != "other").all()
+
+
+def test_downstream_layer_carries_the_discharge_rule(reviews):
+    rev, _, report = reviews["somers_etj_near_kenosha"]
+    found = webmap.layer_findings(
+        report, webmap.rule_facts(rev.ordinance), webmap.LAYERS["downstream"]
+    )
+    assert any(f["citation"] == "§ 17.10(B)(4)(h)" for f in found)
+
+
+def test_merged_paths_join_where_paths_meet():
+    # Hand-worked: two paths from (0, 10) and (10, 10) meet at (5, 0) and run on to
+    # (5, -20) together: three lines (two branches and the shared stretch), not two
+    # overlapping polylines.
+    a = shapely.LineString([(0, 10), (5, 0), (5, -20)])
+    b = shapely.LineString([(10, 10), (5, 0), (5, -20)])
+    merged = webmap.merged_paths(gpd.GeoDataFrame(geometry=[a, b], crs=3071))
+    assert len(merged) == 3
+    assert sorted(round(g.length, 6) for g in merged.geometry) == sorted(
+        [round(np.hypot(5, 10), 6)] * 2 + [20.0]
+    )
+    # Side by side a cell apart (10 m) and never meeting: one line for the band.
+    c = shapely.LineString([(0, 0), (0, -100)])
+    d = shapely.LineString([(10, 0), (10, -100)])
+    band = webmap.merged_paths(gpd.GeoDataFrame(geometry=[c, d], crs=3071), band_width=15)
+    assert len(band) == 1
+    assert band["n_paths"].iloc[0] == 2
+    apart = webmap.merged_paths(gpd.GeoDataFrame(geometry=[c, d], crs=3071), band_width=5)
+    assert len(apart) == 2
+
+
+# Machado, Oliveira & Fernandes (2009), "A physiologically-based model for simulation of
+# color vision deficiency", IEEE TVCG 15(6): severity 1.0 matrices on linear RGB.
+CVD = {
+    "normal": np.eye(3),
+    "protanopia": np.array(
+        [
+            [0.152286, 1.052583, -0.204868],
+            [0.114503, 0.786281, 0.099216],
+            [-0.003882, -0.048116, 1.051998],
+        ]
+    ),
+    "deuteranopia": np.array(
+        [
+            [0.367322, 0.860646, -0.227968],
+            [0.280085, 0.672501, 0.047413],
+            [-0.011820, 0.042940, 0.968881],
+        ]
+    ),
+    "tritanopia": np.array(
+        [
+            [1.255528, -0.076749, -0.178779],
+            [-0.078411, 0.930809, 0.147602],
+            [0.004733, 0.691367, 0.303900],
+        ]
+    ),
+}
+
+
+def _lab(hex_colours: list[str], matrix: np.ndarray) -> np.ndarray:
+    """CIE L*a*b* (D65) of sRGB colours seen through a colour-vision matrix."""
+    rgb = np.array([[int(h[i : i + 2], 16) / 255 for i in (1, 3, 5)] for h in hex_colours])
+    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    lin = np.clip(lin @ matrix.T, 0, 1)
+    xyz = (
+        lin
+        @ np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]).T
+    )
+    xyz /= np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.stack([116 * f[:, 1] - 16, 500 * (f[:, 0] - f[:, 1]), 200 * (f[:, 1] - f[:, 2])], 1)
+
+
+def test_fills_are_distinct_for_colour_blind_readers():
+    keys = ["extraterritorial", "disturbance", "wetlands", "floodplain", "steep_slopes"]
+    fills = [webmap.LAYERS[k].fill for k in keys]
+    assert len(set(fills)) == len(fills)
+    for vision, matrix in CVD.items():
+        lab = _lab(fills, matrix)
+        d = np.linalg.norm(lab[:, None] - lab[None], axis=2)
+        d[np.eye(len(keys), dtype=bool)] = np.inf
+        # CIE76 delta E of 10 is a difference anyone sees side by side; the old palette
+        # (#fdbf6f extraterritorial vs #fdae6b disturbance) was 5.6 with normal vision.
+        i, j = np.unravel_index(np.argmin(d), d.shape)
+        assert d.min() > 10, f"{vision}: {keys[i]} and {keys[j]} look alike ({d.min():.1f})"
+    old = _lab(["#fdbf6f", "#fdae6b"], CVD["normal"])
+    assert np.linalg.norm(old[0] - old[1]) < 10  # the test would have caught the old pair
+
+
+# --------------------------------------------------------------------------- index pages
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    from georeview.pipeline.batch import review_many
+
+    base = tmp_path_factory.mktemp("batch")
+    folder = base / "subs"
+    folder.mkdir()
+    for name in (*SAMPLES, "deerfield_etj_subdivision"):
+        shutil.copytree(REPO / "sample_sites" / name, folder / name)
+    return review_many(folder, base / "out")
+
+
+def test_batch_index_and_summary(page, batch, tmp_path):
+    with open(batch.summary_csv, newline="") as fh:
+        rows = {r["name"]: r for r in csv.DictReader(fh)}
+    assert rows["deerfield_etj_subdivision"]["outcome"] == "incomplete"  # 5 need information
+    assert rows["deerfield_etj_subdivision"]["needs_info"] == "5"
+    assert rows["deerfield_larger_site"]["outcome"] == "fails"
+    assert rows["deerfield_larger_site"]["fail"] == "3"
+    assert rows["deerfield_wetland_floodplain"]["extraordinary"] == "yes"
+    assert rows["deerfield_larger_site"]["extraordinary"] == "no"
+    for name, r in rows.items():
+        assert r["report_html"] == f"{name}/report.html"
+        assert (batch.out / r["report_html"]).is_file()
+    watch = PageWatch(page)
+    page.goto((batch.out / "index.html").as_uri())
+    page.wait_for_selector("#results tbody tr")
+    page.screenshot(path=str(tmp_path / "batch-index.png"))
+    assert watch.errors == []
+    links = page.locator('#results tbody a[href$="/report.html"]')
+    assert links.count() == len(rows)
+    assert "incomplete" in page.locator("#georeview-legend").inner_text()
+    assert "village limits" in page.locator("#georeview-legend").inner_text()
+    # The overview opens on the submissions (zoomed past the whole of both villages).
+    zoom = page.evaluate("window.georeviewIndex.map.getZoom()")
+    assert zoom >= 9
+    links.first.click()
+    page.wait_for_load_state()
+    assert page.url.endswith("/report.html")
+    assert ogr_layers(batch.out / sorted(rows)[0] / "layers.gpkg")
+
+
+def ogr_layers(path: Path) -> dict[str, int]:
+    """Layer name → feature count, as GDAL's ogrinfo reads the file."""
+    res = subprocess.run(
+        ["ogrinfo", "-so", "-al", str(path)], capture_output=True, text=True, check=True
+    )
+    names = re.findall(r"Layer name: (\S+)", res.stdout)
+    counts = [int(n) for n in re.findall(r"Feature Count: (\d+)", res.stdout)]
+    return dict(zip(names, counts, strict=True))
+
+
+def test_screening_index_colours_repaired_parcels_by_outcome(page, tmp_path):
+    from _build import CAMBRIDGE_PARCELS
+
+    from georeview.report.index import index_data, write_index
+
+    parcels = gpd.read_file(CAMBRIDGE_PARCELS, rows=40).to_crs(26986)
+    n = len(parcels)
+    status = np.array(["ok"] * n, dtype=object)
+    error = np.array([""] * n, dtype=object)
+    status[:3] = "repaired"
+    error[:3] = "self-intersection; repaired"
+    status[3] = "error"
+    error[3] = "GeometryError: empty"
+    rows = gpd.GeoDataFrame(
+        {
+            "id": parcels["ML"].astype(str),
+            "status": status,
+            "regulated": ["yes"] * n,
+            "category": ["minor"] * n,
+            "error": error,
+        },
+        geometry=parcels.geometry,
+        crs=parcels.crs,
+    )
+    data = index_data(rows, working_crs="EPSG:26986")
+    outcomes = [r[0] for r in data["rows"]]
+    assert outcomes[:4] == ["minor", "minor", "minor", "error"]
+    assert data["repaired"] == [0, 1, 2]
+    assert data["counts"] == {"minor": n - 1, "error": 1}
+    path = write_index(rows, tmp_path / "screen.html", title="Screening", working_crs=26986)
+    page.goto(path.as_uri())
+    page.wait_for_selector("#results tbody tr")
+    page.screenshot(path=str(tmp_path / "screen-index.png"))
+    assert "geometry repaired (3)" in page.locator("#georeview-legend").inner_text()
+    assert page.locator("#results tbody .repaired").count() == 3
+
+
+# --------------------------------------------------------------------------- layers.gpkg
+
+
+def test_layers_gpkg_opens_in_ogrinfo_with_every_layer(reviews):
+    from georeview.report.gpkg import SCHEMA
+
+    for name in SAMPLES:
+        _, paths, report = reviews[name]
+        layers = ogr_layers(paths["gpkg"])
+        assert list(layers) == list(SCHEMA)
+        assert layers["site"] == 1
+        assert layers["disturbance"] == 1
+        assert layers["contours"] > 0
+        pieces = gpd.read_file(paths["gpkg"], layer="jurisdiction")
+        # The pieces add up to the site, and match the jurisdiction stage's areas.
+        assert pieces["area_sqft"].sum() == pytest.approx(
+            report["measures"]["site_area_sqft"], rel=1e-6
+        )
+        for _, p in pieces.iterrows():
+            assert p["area_sqft"] == pytest.approx(
+                report["jurisdiction"]["area_sqft"][p["piece"]], rel=1e-6
+            )
+    _rev, paths, report = reviews["somers_etj_near_kenosha"]
+    pts = gpd.read_file(paths["gpkg"], layer="discharge_points")
+    assert len(pts) == len(report["measures"]["downstream"]["discharge_points"])
+    assert set(pts["reaches_water"]) <= {"yes", "no", "unknown"}
+    site = gpd.read_file(paths["gpkg"], layer="site")
+    assert site["jurisdiction"].iloc[0] == "extraterritorial"
+
+
+def test_layers_gpkg_areas_hand_worked(tmp_path):
+    # A 200 ft x 150 ft site (30,000 sq ft) inside Deerfield's limits: one village piece
+    # of 30,000 sq ft; the disturbance carries the review's measured area.
+    from _web_helpers import make_review
+
+    rev = make_review(tmp_path)
+    paths = write_reports(rev, tmp_path / "out", with_map=False)
+    pieces = gpd.read_file(paths["gpkg"], layer="jurisdiction")
+    assert list(pieces["piece"]) == ["village"]
+    assert pieces["area_sqft"].iloc[0] == pytest.approx(30_000, rel=1e-6)
+    assert pieces["share"].iloc[0] == pytest.approx(1.0, rel=1e-9)
+    dist = gpd.read_file(paths["gpkg"], layer="disturbance")
+    measured = rev.to_dict()["measures"]["disturbed_area_sqft"]
+    assert dist["area_sqft"].iloc[0] == pytest.approx(measured, rel=1e-9)
+    steep = gpd.read_file(paths["gpkg"], layer="steep_slopes")
+    assert steep["area_sqft"].iloc[0] == pytest.approx(60 * 40, rel=1e-6)  # box_ft 60 x 40
