@@ -8,7 +8,7 @@ cells whose D8 flow leaves the site) on the DEM and follows the D8 path from eac
 Flow directions come from one priority flood (Wang & Liu, 2006; Barnes et al., 2014) that
 fills every depression to its spill level, steepest descent where the filled surface falls,
 and the shortest path over each flat to where it drains (numba kernels in
-:mod:`georeview._flowkernels`), so a trace never stops in a pit or on a flat. Before filling, mapped streams, water bodies and wetlands are *burned in as sinks*
+:mod:`georeview.measure._flowkernels`), so a trace never stops in a pit or on a flat. Before filling, mapped streams, water bodies and wetlands are *burned in as sinks*
 (lowered below every other cell and seeded as outlets, as DESIGN §1 asks): a trace ends where
 it meets them and a kettle lake below its basin's rim is not filled over. A path *meets* a
 mapped feature when it enters a cell whose centre lies within 1.5 cells of the feature, so a
@@ -229,16 +229,16 @@ def _d8_with_sinks(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Burn sinks, fill depressions and return (D8 array, fill depth).
 
-    One priority flood (:func:`georeview._flowkernels.fill_depressions`, Barnes et al.
+    One priority flood (:func:`georeview.measure._flowkernels.fill_depressions`, Barnes et al.
     2014) from the data's edge and the burned sinks fills every depression to its spill
     level; then cells with a lower neighbour on the filled surface take the
     steepest-descent direction (drop / distance), and the cells of flats and filled
     depressions flow along the shortest path over their flat to the nearest cell of the
-    same height that drains (:func:`georeview._flowkernels.d8_flats`). Outlets without a
+    same height that drains (:func:`georeview.measure._flowkernels.d8_flats`). Outlets without a
     lower neighbour (the burned sinks, low cells of the data's edge) stay pits (code 0).
     Codes follow pyflwdir's (ESRI) D8 convention.
     """
-    from georeview import _flowkernels as kernels
+    from georeview.measure import _flowkernels as kernels
 
     rows, cols = elev.shape
     # a one-cell frame of nodata all round: the kernels then need no bounds checks
@@ -259,7 +259,7 @@ def _d8_with_sinks(
 
 def _downstream(code_flat: np.ndarray, idx: np.ndarray, ncol: int) -> np.ndarray:
     """Linear index of the cell each of *idx* flows to (itself for a pit)."""
-    from georeview import _flowkernels as kernels
+    from georeview.measure import _flowkernels as kernels
 
     dr, dc = kernels.code_offsets()
     c = code_flat[idx]
@@ -362,7 +362,7 @@ def _route(
     length_ft: float,
 ) -> tuple[list[_Trace], np.ndarray, np.ndarray, list[str], bool]:
     """Route flow on one window; return traces, site mask, contributing cells, labels, grow."""
-    from georeview import _flowkernels as kernels
+    from georeview.measure import _flowkernels as kernels
 
     geoms, labels = _features_in_dem_crs(layers, win)
     sink, meet = _rasterize_features(geoms, win)
@@ -415,7 +415,7 @@ def _route(
 
 def _contributing_cells(d8: np.ndarray, site: np.ndarray) -> np.ndarray:
     """Count the site cells draining through each site cell (on the site's bounding box)."""
-    from georeview import _flowkernels as kernels
+    from georeview.measure import _flowkernels as kernels
 
     rows = np.flatnonzero(site.any(axis=1))
     cols = np.flatnonzero(site.any(axis=0))

@@ -1,6 +1,6 @@
 """numba kernels of the downstream trace: priority flood with flat routing, path, accumulation.
 
-Kept apart from :mod:`georeview.flow` so that importing the trace module does not import
+Kept apart from :mod:`georeview.measure.flow` so that importing the trace module does not import
 numba; every kernel is compiled with ``cache=True``, so a new process loads machine code
 from ``__pycache__`` instead of compiling it again (and no typed ``List`` is built: results
 are flat arrays with offsets).
