@@ -901,6 +901,49 @@ def _steep_polygons(
 # --------------------------------------------------------------------------- contours
 
 
+#: Rows per strip when contouring (bounds the float64 copies contourpy makes of z, x, y).
+_CONTOUR_STRIP_ROWS = 512
+
+
+def _contour_strip(
+    z_elev: np.ndarray, ft_per_unit: float, r0: int, r1: int, levels: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Contour rows ``r0..r1`` (inclusive) of *z_elev* at *levels* (feet), in index units.
+
+    Elevations are turned into feet in float64, strip by strip; points are (col, row).
+
+    Returns the points (n, 2), the index of the line each point belongs to (numbered from
+    0 in this strip) and the level of each line.
+    """
+    import contourpy
+
+    z = z_elev[r0 : r1 + 1].astype(np.float64)
+    z *= ft_per_unit
+    finite = np.isfinite(z)
+    if not finite.all():
+        z = np.ma.masked_array(z, mask=~finite)
+    gen = contourpy.contour_generator(
+        z=z, name="serial", line_type=contourpy.LineType.ChunkCombinedOffset
+    )
+    pts_list, line_of_list, level_list = [], [], []
+    n_lines = 0
+    for level, (points, offsets) in zip(levels, gen.multi_lines(levels), strict=True):
+        pts, off = points[0], offsets[0]  # one chunk
+        if pts is None or len(off) < 2:
+            continue
+        counts = np.diff(off).astype(np.int64)
+        pts_list.append(pts)
+        line_of_list.append(np.repeat(np.arange(n_lines, n_lines + counts.size), counts))
+        level_list.append(np.full(counts.size, level))
+        n_lines += counts.size
+    if not pts_list:
+        empty = np.empty((0, 2))
+        return empty, np.empty(0, np.int64), np.empty(0)
+    pts = np.concatenate(pts_list)
+    pts[:, 1] += r0
+    return pts, np.concatenate(line_of_list), np.concatenate(level_list)
+
+
 def contours_ft(
     dem_path: object,
     vertical_units: str,
@@ -912,6 +955,12 @@ def contours_ft(
     clip: bool = True,
 ) -> gpd.GeoDataFrame:
     """Generate contour lines from the DEM around an area, with contourpy.
+
+    The window is contoured in strips of rows (sharing their edge row, on two threads:
+    contourpy releases the GIL), all levels of a strip in one call, and the lines are
+    built as one vectorised shapely call; so a line crossing a strip edge (every 512 rows)
+    comes out as two pieces that meet there. Clipping is skipped when the area covers
+    the whole window.
 
     Parameters
     ----------
@@ -942,45 +991,49 @@ def contours_ft(
     georeview.errors.InputError
         For a non-positive interval.
     """
-    import contourpy
+    from concurrent.futures import ThreadPoolExecutor
+
     import geopandas as gpd
-    from shapely import LineString
+    import shapely
 
     if not (interval_ft > 0 and math.isfinite(interval_ft)):
         raise InputError(f"the contour interval must be positive, got {interval_ft}")
     win = read_dem_window(dem_path, vertical_units, area, area_crs, margin=1)
-    if min(win.elev.shape) < 2:
-        # A contour needs a 2 x 2 block of cells (a 1-pixel DEM has none).
-        raise CoverageError(
-            f"the DEM window around the area is {win.elev.shape[0]} x {win.elev.shape[1]}"
-            " cells; contours need at least 2 x 2",
-            path=dem_path,
-        )
-    z_ft = win.elev.astype(np.float64) * (win.v_m_per_unit / M_PER_FT)
-    finite = np.isfinite(z_ft)
-    zmin, zmax = float(np.nanmin(z_ft)), float(np.nanmax(z_ft))
+    ft_per_unit = win.v_m_per_unit / M_PER_FT
+    rows, cols = win.elev.shape
+    zmin = float(np.nanmin(win.elev)) * ft_per_unit
+    zmax = float(np.nanmax(win.elev)) * ft_per_unit
     levels = np.arange(math.ceil(zmin / interval_ft), math.floor(zmax / interval_ft) + 1)
     levels = levels * interval_ft
-    rows, cols = z_ft.shape
+    if rows < 2 or cols < 2 or levels.size == 0:
+        empty = gpd.GeoDataFrame({"elev_ft": np.empty(0)}, geometry=[], crs=win.crs)
+        return empty.to_crs(working_crs)
+    bounds = [
+        (r0, min(r0 + _CONTOUR_STRIP_ROWS, rows - 1))
+        for r0 in range(0, rows - 1, _CONTOUR_STRIP_ROWS)
+    ]
+    with ThreadPoolExecutor(max_workers=_N_THREADS) as pool:
+        parts = list(
+            pool.map(lambda b: _contour_strip(win.elev, ft_per_unit, b[0], b[1], levels), bounds)
+        )
+    pts = np.concatenate([p[0] for p in parts])
+    first = np.cumsum([0] + [p[2].size for p in parts[:-1]])
+    line_of = np.concatenate([p[1] + f for p, f in zip(parts, first, strict=True)])
+    elev = np.concatenate([p[2] for p in parts])
     tf = win.transform
-    xs = tf.c + tf.a * (np.arange(cols) + 0.5)
-    ys = tf.f + tf.e * (np.arange(rows) + 0.5)
-    z = np.ma.masked_array(z_ft, mask=~finite) if not finite.all() else z_ft
-    gen = contourpy.contour_generator(
-        xs, ys, z, name="serial", line_type=contourpy.LineType.Separate
-    )
-    elevs: list[float] = []
-    lines: list[LineString] = []
-    for level in levels:
-        for seg in gen.lines(float(level)):
-            if len(seg) >= 2:
-                lines.append(LineString(seg))
-                elevs.append(float(level))
-    gdf = gpd.GeoDataFrame({"elev_ft": elevs}, geometry=lines, crs=win.crs)
+    pts[:, 0] = tf.c + tf.a * (pts[:, 0] + 0.5)
+    pts[:, 1] = tf.f + tf.e * (pts[:, 1] + 0.5)
+    lines = shapely.linestrings(pts, indices=line_of) if elev.size else np.empty(0, object)
+    gdf = gpd.GeoDataFrame({"elev_ft": elev.astype(np.float64)}, geometry=lines, crs=win.crs)
     if clip and len(gdf):
         local = geometry_to_crs(area, area_crs, win.crs)
-        gdf = gdf.clip(local).explode(index_parts=False, ignore_index=True)
-        gdf = gdf[gdf.geom_type == "LineString"].reset_index(drop=True)
+        # every line lies between the window's cell centres, so inside this box
+        frame = shapely.box(tf.c, tf.f + tf.e * rows, tf.c + tf.a * cols, tf.f)
+        if not local.covers(frame):
+            gdf = gdf.clip(local).explode(index_parts=False, ignore_index=True)
+            gdf = gdf[gdf.geom_type == "LineString"].reset_index(drop=True)
+    if gdf.crs is not None and gdf.crs.equals(working_crs):
+        return gdf
     return gdf.to_crs(working_crs)
 
 

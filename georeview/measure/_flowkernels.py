@@ -11,6 +11,8 @@ D8 codes follow the ESRI / pyflwdir convention (1 = east, 2 = south-east, 4 = so
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numba import njit
 
@@ -197,18 +199,19 @@ def fill_depressions(zp: np.ndarray, outlet: np.ndarray) -> np.ndarray:
     return filled.reshape(rows, cols)
 
 
-@njit(cache=True, nogil=True)
-def d8_flats(fp: np.ndarray, outlet: np.ndarray, xres: float, yres: float) -> np.ndarray:
+def d8_flats(
+    fp: np.ndarray, outlet: np.ndarray, xres: float, yres: float, threads: int = 2
+) -> np.ndarray:
     """D8 directions on a filled surface, flats drained towards lower terrain.
 
-    A cell with a lower neighbour flows to the steepest one (drop / step length). The
-    cells of a flat (no lower neighbour, not an outlet) flow along the shortest path, over
-    the flat and weighted by step length, to the nearest cell of the same height that
-    drains (has a direction, or is an outlet): a multi-source Dijkstra search from those
-    cells, with a heap key packing the distance (float32 bits) above the linear index.
-    Weighting by length, not by steps, keeps paths across wide flats from drifting
-    diagonally; the distance falls strictly along the flat and the height along the rest,
-    so no loop can form.
+    A cell with a lower neighbour flows to the steepest one (drop / step length), on
+    *threads* threads over row ranges (the kernels release the GIL). The cells of a flat
+    (no lower neighbour, not an outlet) then flow along the shortest path, over the flat
+    and weighted by step length, to the nearest cell of the same height that drains (has
+    a direction, or is an outlet): a multi-source Dijkstra search from those cells
+    (:func:`_drain_flats`). Weighting by length, not by steps, keeps paths across wide
+    flats from drifting diagonally; the distance falls strictly along the flat and the
+    height along the rest, so no loop can form.
 
     Parameters
     ----------
@@ -219,26 +222,69 @@ def d8_flats(fp: np.ndarray, outlet: np.ndarray, xres: float, yres: float) -> np
         2-D bool of the same shape; outlets without a lower neighbour get code 0.
     xres, yres : float
         Cell width and height (CRS units).
+    threads : int, optional
+        Threads for the steepest-descent pass.
 
     Returns
     -------
     numpy.ndarray
         uint8 D8 codes of the same shape (0 for outlets, nodata and the frame).
     """
-    rows, cols = fp.shape
-    n = rows * cols
-    ff = fp.ravel()
-    of = outlet.ravel()
-    off = _offsets(cols)
+    rows = fp.shape[0]
+    code = np.zeros(fp.shape, dtype=np.uint8)
+    flat = np.zeros(fp.shape, dtype=np.bool_)
+    cuts = np.linspace(1, rows - 1, max(1, threads) + 1).astype(int)
+    ranges = [(int(a), int(b)) for a, b in itertools.pairwise(cuts) if b > a]
+    if len(ranges) > 1 and fp.size > 1_000_000:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=len(ranges)) as pool:
+            n_flat = sum(
+                pool.map(lambda r: _steepest(fp, outlet, xres, yres, code, flat, *r), ranges)
+            )
+    else:
+        n_flat = _steepest(fp, outlet, xres, yres, code, flat, 1, rows - 1)
+    if n_flat:
+        _drain_flats(fp, xres, yres, code, flat)
+    return code
+
+
+@njit(cache=True, nogil=True)
+def _steps(xres: float, yres: float) -> np.ndarray:
+    """Length of the step to each neighbour (float32)."""
     step = np.empty(8, dtype=np.float32)
-    inv = np.empty(8, dtype=np.float32)
     for k in range(8):
         step[k] = np.float32(np.hypot(_DR[k] * yres, _DC[k] * xres))
+    return step
+
+
+@njit(cache=True, nogil=True)
+def _steepest(
+    fp: np.ndarray,
+    outlet: np.ndarray,
+    xres: float,
+    yres: float,
+    code: np.ndarray,
+    flat: np.ndarray,
+    r0: int,
+    r1: int,
+) -> int:
+    """Steepest-descent codes of rows ``r0..r1 - 1`` (inside the frame); mark the flat cells.
+
+    Returns how many flat cells (no lower neighbour, not an outlet) the rows hold.
+    """
+    cols = fp.shape[1]
+    ff = fp.ravel()
+    of = outlet.ravel()
+    cf = code.ravel()
+    fl = flat.ravel()
+    off = _offsets(cols)
+    step = _steps(xres, yres)
+    inv = np.empty(8, dtype=np.float32)
+    for k in range(8):
         inv[k] = np.float32(1.0) / step[k]
-    code = np.zeros(n, dtype=np.uint8)
-    flat = np.zeros(n, dtype=np.bool_)
     n_flat = 0
-    for i in range(cols + 1, n - cols - 1):
+    for i in range(r0 * cols + 1, (r1 - 1) * cols + cols - 1):
         e = ff[i]
         if np.isnan(e):
             continue
@@ -252,12 +298,29 @@ def d8_flats(fp: np.ndarray, outlet: np.ndarray, xres: float, yres: float) -> np
                     best = s
                     bk = k
         if bk >= 0:
-            code[i] = _CODE[bk]
+            cf[i] = _CODE[bk]
         elif not of[i]:
-            flat[i] = True
+            fl[i] = True
             n_flat += 1
-    if n_flat == 0:
-        return code.reshape(rows, cols)
+    return n_flat
+
+
+@njit(cache=True, nogil=True)
+def _drain_flats(
+    fp: np.ndarray, xres: float, yres: float, code: np.ndarray, flat: np.ndarray
+) -> None:
+    """Give the *flat* cells the first step of their shortest way out (in *code*).
+
+    Multi-source Dijkstra from the drained cells bordering each flat, with a heap key
+    packing the distance (float32 bits) above the linear index.
+    """
+    rows, cols = fp.shape
+    n = rows * cols
+    ff = fp.ravel()
+    cf = code.ravel()
+    fl = flat.ravel()
+    off = _offsets(cols)
+    step = _steps(xres, yres)
     bits = _index_bits(n)
     low = (np.int64(1) << bits) - 1
     dist = np.full(n, np.inf, dtype=np.float32)
@@ -267,19 +330,19 @@ def d8_flats(fp: np.ndarray, outlet: np.ndarray, xres: float, yres: float) -> np
     size = 0
     # seeds: flat cells next to a drained cell of their height, one step from it
     for i in range(cols + 1, n - cols - 1):
-        if not flat[i]:
+        if not fl[i]:
             continue
         e = ff[i]
         bd = np.float32(np.inf)
         bk = -1
         for k in range(8):
             j = i + off[k]
-            if not flat[j] and ff[j] == e and step[k] < bd:
+            if not fl[j] and ff[j] == e and step[k] < bd:
                 bd = step[k]
                 bk = k
         if bk >= 0:
             dist[i] = bd
-            code[i] = _CODE[bk]
+            cf[i] = _CODE[bk]
             fbuf[0] = bd
             if size == heap.size:
                 heap = _grow(heap)
@@ -294,18 +357,17 @@ def d8_flats(fp: np.ndarray, outlet: np.ndarray, xres: float, yres: float) -> np
         d = dist[i]
         for k in range(8):
             j = i + off[k]
-            if not flat[j]:
+            if not fl[j]:
                 continue
             nd = d + step[k]
             if nd < dist[j]:
                 dist[j] = nd
-                code[j] = _CODE[7 - k]  # back towards i
+                cf[j] = _CODE[7 - k]  # back towards i
                 fbuf[0] = nd
                 if size == heap.size:
                     heap = _grow(heap)
                 _push(heap, size, (np.int64(ubuf[0]) << bits) | j)
                 size += 1
-    return code.reshape(rows, cols)
 
 
 @njit(cache=True, nogil=True)
@@ -421,3 +483,16 @@ def accumulate_inside(
                 queue[tail] = j
                 tail += 1
     return acc
+
+
+def warm_up() -> None:
+    """Run every kernel once on a tiny grid, so numba loads (or compiles) their code now."""
+    zp = np.full((5, 5), np.nan, dtype=np.float32)
+    zp[1:-1, 1:-1] = np.array([[3, 3, 3], [3, 1, 3], [3, 2, 3]], dtype=np.float32)
+    outlet = np.zeros(zp.shape, dtype=np.bool_)
+    filled = fill_depressions(zp, outlet)
+    code = d8_flats(filled, outlet, 1.0, 1.0, threads=1)
+    dr, dc = code_offsets()
+    flat_code = code.ravel()
+    trace_paths(flat_code, 5, np.array([12], dtype=np.int64), outlet.ravel(), 3.0, dr, dc, 1.0, 1.0)
+    accumulate_inside(flat_code, 5, np.isfinite(zp).ravel(), dr, dc)

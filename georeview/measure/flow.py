@@ -8,7 +8,8 @@ cells whose D8 flow leaves the site) on the DEM and follows the D8 path from eac
 Flow directions come from one priority flood (Wang & Liu, 2006; Barnes et al., 2014) that
 fills every depression to its spill level, steepest descent where the filled surface falls,
 and the shortest path over each flat to where it drains (numba kernels in
-:mod:`georeview.measure._flowkernels`), so a trace never stops in a pit or on a flat. Before filling, mapped streams, water bodies and wetlands are *burned in as sinks*
+:mod:`georeview.measure._flowkernels`), so a trace never stops in a pit or on a flat.
+Before filling, mapped streams, water bodies and wetlands are *burned in as sinks*
 (lowered below every other cell and seeded as outlets, as DESIGN §1 asks): a trace ends where
 it meets them and a kettle lake below its basin's rim is not filled over. A path *meets* a
 mapped feature when it enters a cell whose centre lies within 1.5 cells of the feature, so a
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -266,6 +268,16 @@ def _downstream(code_flat: np.ndarray, idx: np.ndarray, ncol: int) -> np.ndarray
     return idx + dr[c] * ncol + dc[c]
 
 
+def _warm_kernels() -> None:
+    """Load the numba kernels (numba's start-up, about 0.5 s) while the DEM is being read."""
+    try:
+        from georeview.measure import _flowkernels as kernels
+
+        kernels.warm_up()
+    except Exception:  # the main thread imports the kernels again and reports it
+        logger.debug("numba warm-up failed", exc_info=True)
+
+
 def _step_lengths(path: np.ndarray, ncol: int, xres: float, yres: float) -> np.ndarray:
     """Cumulative path length (CRS units) at each cell of a linear-index path."""
     r, c = np.divmod(path.astype(np.int64), ncol)
@@ -360,12 +372,15 @@ def _route(
     site_local: BaseGeometry,
     layers: list[tuple[gpd.GeoDataFrame, str | None, str | None, str]],
     length_ft: float,
+    warm: threading.Thread | None = None,
 ) -> tuple[list[_Trace], np.ndarray, np.ndarray, list[str], bool]:
     """Route flow on one window; return traces, site mask, contributing cells, labels, grow."""
-    from georeview.measure import _flowkernels as kernels
-
     geoms, labels = _features_in_dem_crs(layers, win)
     sink, meet = _rasterize_features(geoms, win)
+    if warm is not None:
+        warm.join()
+    from georeview.measure import _flowkernels as kernels
+
     d8, depth = _d8_with_sinks(win.elev, sink, win.xres, win.yres)
     ncol = win.elev.shape[1]
     code_flat = d8.ravel()
@@ -500,6 +515,10 @@ def trace_downstream(
         (wetlands, None, wetland_id_field, "wetland"),
     ]
     margin = float(margin_ft)
+    # numba's start-up overlaps reading the DEM and rasterising the features (GDAL and
+    # shapely release the GIL); the kernels are needed only once the window is ready
+    warm = threading.Thread(target=_warm_kernels, name="georeview-numba-warm-up", daemon=True)
+    warm.start()
     for attempt in range(_MAX_GROWTH + 1):
         try:
             grown = read_dem_window(
@@ -522,7 +541,7 @@ def trace_downstream(
         win = grown
         try:
             site_local = geometry_to_crs(site_geom, site_crs, win.crs)
-            traces, site, contrib, labels, grow = _route(win, site_local, layers, length_ft)
+            traces, site, contrib, labels, grow = _route(win, site_local, layers, length_ft, warm)
         except CoverageError as exc:
             logger.info("downstream trace needs more data: %s", exc)
             return DownstreamResult(None, None, None, reason=str(exc), length_ft=length_ft)
