@@ -309,3 +309,14 @@ def test_contributing_cells_on_a_plane():
     acc = _contributing_cells(d8, site)
     assert np.array_equal(acc[2:5, 3:7], np.tile([1.0, 2.0, 3.0, 4.0], (3, 1)))
     assert (acc[~site] == 0).all()
+
+
+def test_filled_region_labels_match_scipy():
+    """The numba 8-connected labelling numbers patches as scipy.ndimage.label does."""
+    from scipy.ndimage import label
+
+    from georeview.measure import _flowkernels
+
+    mask = np.random.default_rng(7).random((120, 90)) > 0.55
+    ref, _ = label(mask, structure=np.ones((3, 3), bool))
+    assert np.array_equal(_flowkernels.label8(mask), ref)

@@ -496,3 +496,43 @@ def warm_up() -> None:
     flat_code = code.ravel()
     trace_paths(flat_code, 5, np.array([12], dtype=np.int64), outlet.ravel(), 3.0, dr, dc, 1.0, 1.0)
     accumulate_inside(flat_code, 5, np.isfinite(zp).ravel(), dr, dc)
+    label8(outlet)
+
+
+@njit(cache=True, nogil=True)
+def label8(mask: np.ndarray) -> np.ndarray:
+    """Number the 8-connected patches of *mask* 1, 2, ... in raster order (0 elsewhere).
+
+    The same numbering as ``scipy.ndimage.label`` with a 3 x 3 structure, without
+    importing scipy.ndimage (0.4 s) on the trace's path.
+    """
+    rows, cols = mask.shape
+    m = mask.ravel()
+    lab = np.zeros(rows * cols, dtype=np.int32)
+    stack = np.empty(1024, dtype=np.int64)
+    current = 0
+    for s in range(rows * cols):
+        if not m[s] or lab[s] != 0:
+            continue
+        current += 1
+        lab[s] = current
+        stack[0] = s
+        top = 1
+        while top > 0:
+            top -= 1
+            i = stack[top]
+            r = i // cols
+            c = i - r * cols
+            for k in range(8):
+                rr = r + _DR[k]
+                cc = c + _DC[k]
+                if rr < 0 or rr >= rows or cc < 0 or cc >= cols:
+                    continue
+                j = rr * cols + cc
+                if m[j] and lab[j] == 0:
+                    lab[j] = current
+                    if top == stack.size:
+                        stack = _grow(stack)
+                    stack[top] = j
+                    top += 1
+    return lab.reshape(rows, cols)

@@ -335,9 +335,9 @@ def _classify(
 
 def _filled_regions(depth: np.ndarray, win: DemWindow) -> tuple[np.ndarray, set[int]]:
     """Label filled depressions; return labels and those touching an inner window side."""
-    from scipy.ndimage import label
+    from georeview.measure import _flowkernels as kernels
 
-    labels, _ = label(depth > 0, structure=np.ones((3, 3), bool))
+    labels = kernels.label8(depth > 0)
     top, bottom, left, right = win.touches_raster_edge
     sides = []
     if not top:
