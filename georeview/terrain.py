@@ -936,24 +936,36 @@ def _steep_polygons(
 
 
 #: Rows per strip when contouring (bounds the float64 copies contourpy makes of z, x, y).
-_CONTOUR_STRIP_ROWS = 512
+_CONTOUR_STRIP_ROWS = 128
 
 
 def _contour_strip(
-    z_elev: np.ndarray, ft_per_unit: float, r0: int, r1: int, levels: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Contour rows ``r0..r1`` (inclusive) of *z_elev* at *levels* (feet), in index units.
+    z_elev: np.ndarray,
+    ft_per_unit: float,
+    r0: int,
+    r1: int,
+    levels: np.ndarray,
+    transform: Affine,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Contour rows ``r0..r1`` (inclusive) of *z_elev* at *levels* (feet).
 
-    Elevations are turned into feet in float64, strip by strip; points are (col, row).
-
-    Returns the points (n, 2), the index of the line each point belongs to (numbered from
-    0 in this strip) and the level of each line.
+    Elevations are turned into feet in float64, strip by strip, and only the levels the
+    strip spans are traced (each level is a pass over the strip). Returns the LineStrings
+    (joining cell centres, in the DEM's CRS) and their levels.
     """
     import contourpy
+    import shapely
 
     z = z_elev[r0 : r1 + 1].astype(np.float64)
     z *= ft_per_unit
     finite = np.isfinite(z)
+    nothing = np.empty(0, dtype=object), np.empty(0)
+    if not finite.any():
+        return nothing
+    lo, hi = np.min(z, where=finite, initial=np.inf), np.max(z, where=finite, initial=-np.inf)
+    levels = levels[(levels >= lo) & (levels <= hi)]
+    if levels.size == 0:
+        return nothing
     if not finite.all():
         z = np.ma.masked_array(z, mask=~finite)
     gen = contourpy.contour_generator(
@@ -971,11 +983,14 @@ def _contour_strip(
         level_list.append(np.full(counts.size, level))
         n_lines += counts.size
     if not pts_list:
-        empty = np.empty((0, 2))
-        return empty, np.empty(0, np.int64), np.empty(0)
+        return nothing
     pts = np.concatenate(pts_list)
-    pts[:, 1] += r0
-    return pts, np.concatenate(line_of_list), np.concatenate(level_list)
+    del pts_list
+    pts[:, 0] = transform.c + transform.a * (pts[:, 0] + 0.5)
+    pts[:, 1] = transform.f + transform.e * (pts[:, 1] + r0 + 0.5)
+    return shapely.linestrings(pts, indices=np.concatenate(line_of_list)), np.concatenate(
+        level_list
+    )
 
 
 def contours_ft(
@@ -991,10 +1006,10 @@ def contours_ft(
     """Generate contour lines from the DEM around an area, with contourpy.
 
     The window is contoured in strips of rows (sharing their edge row, on two threads:
-    contourpy releases the GIL), all levels of a strip in one call, and the lines are
-    built as one vectorised shapely call; so a line crossing a strip edge (every 512 rows)
-    comes out as two pieces that meet there. Clipping is skipped when the area covers
-    the whole window.
+    contourpy releases the GIL), each strip at the levels it spans only, all in one
+    ``multi_lines`` call, and the lines of a strip are built by one vectorised shapely
+    call; so a line crossing a strip edge (every 128 rows) comes out as pieces that meet
+    there. Clipping is skipped when the area covers the whole window.
 
     Parameters
     ----------
@@ -1046,18 +1061,16 @@ def contours_ft(
         (r0, min(r0 + _CONTOUR_STRIP_ROWS, rows - 1))
         for r0 in range(0, rows - 1, _CONTOUR_STRIP_ROWS)
     ]
+    tf = win.transform
     with ThreadPoolExecutor(max_workers=_N_THREADS) as pool:
         parts = list(
-            pool.map(lambda b: _contour_strip(win.elev, ft_per_unit, b[0], b[1], levels), bounds)
+            pool.map(
+                lambda b: _contour_strip(win.elev, ft_per_unit, b[0], b[1], levels, tf), bounds
+            )
         )
-    pts = np.concatenate([p[0] for p in parts])
-    first = np.cumsum([0] + [p[2].size for p in parts[:-1]])
-    line_of = np.concatenate([p[1] + f for p, f in zip(parts, first, strict=True)])
-    elev = np.concatenate([p[2] for p in parts])
-    tf = win.transform
-    pts[:, 0] = tf.c + tf.a * (pts[:, 0] + 0.5)
-    pts[:, 1] = tf.f + tf.e * (pts[:, 1] + 0.5)
-    lines = shapely.linestrings(pts, indices=line_of) if elev.size else np.empty(0, object)
+    lines = np.concatenate([p[0] for p in parts])
+    elev = np.concatenate([p[1] for p in parts])
+    del parts
     gdf = gpd.GeoDataFrame({"elev_ft": elev.astype(np.float64)}, geometry=lines, crs=win.crs)
     if clip and len(gdf):
         local = geometry_to_crs(area, area_crs, win.crs)

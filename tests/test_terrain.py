@@ -454,3 +454,25 @@ def test_contour_interval_errors():
     bad = gpd.GeoDataFrame({"ELEV": ["a", "b"]}, geometry=[None, None])
     with pytest.raises(InputError):
         measure_contour_interval_ft(bad, "ELEV")
+
+
+def test_steep_polygons_keep_holes_and_separate_patches():
+    """A 10 x 10-cell ring of steep cells (1 m cells) around a 4 x 4 hole, and a lone 2 x 3
+    block beyond a gap: two polygons, the ring with one hole; areas 84 and 6 m^2
+    (hand-counted cells), in square feet by the exact foot (0.3048 m)."""
+    import pyproj
+    from affine import Affine
+
+    from georeview.terrain import _steep_polygons
+
+    mask = np.zeros((14, 20), dtype=np.uint8)
+    mask[1:11, 1:11] = 1
+    mask[4:8, 4:8] = 0
+    mask[2:4, 14:17] = 1
+    tf = Affine(1.0, 0.0, 500_000.0, 0.0, -1.0, 300_000.0)
+    gdf = _steep_polygons(mask, tf, pyproj.CRS(3071), 1.0, "EPSG:3071")
+    gdf = gdf.sort_values("area_sqft", ascending=False).reset_index(drop=True)
+    assert len(gdf) == 2
+    assert len(gdf.geometry.iloc[0].interiors) == 1
+    assert gdf.geometry.area.tolist() == pytest.approx([84.0, 6.0], rel=1e-12)
+    assert gdf["area_sqft"].tolist() == pytest.approx([84 / 0.3048**2, 6 / 0.3048**2])
