@@ -6,7 +6,8 @@ visible) and prints wall time and peak resident memory (``ru_maxrss``) of that p
 
 - site scale (``--size``, default 2400 x 2400): ``georeview.measure.flow.trace_downstream``
   for a 400 m x 400 m site (a window of site + 1/4 mile + 660 ft each side, about 2.6M
-  cells), first call in the process and warm (best of two more), with a breakdown; the
+  cells), first call in the process (after the imports a review has made by then: rasterio
+  and the layers config) and warm (best of two more), with a breakdown; the
   anchor is whitebox-workflows on the same window (read, ``fill_depressions``,
   ``d8_pointer``, ``trace_downslope_flowpaths`` from the site centre);
 - full grid (``--full``, default 6000 x 6000 = 36M cells): georeview's fill + D8 + flats
@@ -41,6 +42,10 @@ import geopandas as gpd
 from shapely.geometry import Point, LineString
 import georeview.measure.flow as F
 t_import = time.perf_counter() - t0
+# what a review has loaded before its trace (the layers config, rasterio for the slopes):
+# the first call then shows the trace's own start-up (numba), not these imports
+import rasterio, georeview.config
+t_pre = time.perf_counter() - t0 - t_import
 dem, x, y, sx0, sx1, sy = sys.argv[1], *map(float, sys.argv[2:7])
 site = Point(x, y).buffer(200, cap_style="square")  # a 40-acre site
 waters = gpd.GeoDataFrame({"GNIS_NAME": ["Bench Creek"]},
@@ -64,7 +69,7 @@ t = time.perf_counter()
 d8, depth = F._d8_with_sinks(win.elev, sink, win.xres, win.yres)
 t_d8 = time.perf_counter() - t
 rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"import": t_import, "cold": times[0], "warm": min(times[1:]),
+print(json.dumps({"import": t_import, "pre_import": t_pre, "cold": times[0], "warm": min(times[1:]),
                   "cells": int(win.elev.size), "read": t_read, "rasterize": t_rast,
                   "fill_d8_flats": t_d8, "rss_mb": rss_mb, "result": res.to_dict(),
                   "window": [win.row_off, win.col_off, *win.elev.shape]}))
@@ -229,7 +234,8 @@ def main() -> None:
         print(row("georeview trace_downstream, warm", g["warm"], g_rss, a))
         print(
             f"  warm breakdown: read {g['read']:.2f} s, fill + D8 + flats"
-            f" {g['fill_d8_flats']:.2f} s; import (geopandas + flow) {site[0]['import']:.2f} s"
+            f" {g['fill_d8_flats']:.2f} s; import (geopandas + flow) {site[0]['import']:.2f} s,"
+            f" then rasterio + georeview.config {site[0]['pre_import']:.2f} s"
         )
         r = site[0]["result"]
         print(

@@ -664,6 +664,7 @@ def _strip_stats(
 
     Returns ``(n_valid, n_nan, sum_pct, max_pct, n_ge, n_gt)``.
     """
+    import shapely
     from rasterio.features import geometry_mask
     from rasterio.windows import Window
 
@@ -680,26 +681,44 @@ def _strip_stats(
         block = np.pad(block, pads, constant_values=np.nan)
     slope = _horn_interior(block, job.ewres, job.nsres)
     del block, raw
+    tf = _offset_transform(job.transform, r0, 0)
+    rows, cols = slope.shape
+    # the box through the strip's first and last cell centres: when the area covers it,
+    # every centre is inside and the rasterisation can be skipped (the whole-DEM case)
+    centres = shapely.box(
+        tf.c + 0.5 * tf.a,
+        tf.f + (rows - 0.5) * tf.e,
+        tf.c + (cols - 0.5) * tf.a,
+        tf.f + 0.5 * tf.e,
+    )
+    if job.area.covers(centres):
+        return _strip_counts(job, slope, None, r0, r1)
     with _RASTERIZE_LOCK:
-        inside = geometry_mask(
-            [job.area],
-            out_shape=slope.shape,
-            transform=_offset_transform(job.transform, r0, 0),
-            invert=True,
-        )
-    n_inside = int(np.count_nonzero(inside))
+        inside = geometry_mask([job.area], out_shape=slope.shape, transform=tf, invert=True)
+    return _strip_counts(job, slope, inside, r0, r1)
+
+
+def _strip_counts(
+    job: _StripJob, slope: np.ndarray, inside: np.ndarray | None, r0: int, r1: int
+) -> tuple[int, int, float, float, int, int]:
+    """Counts and sums of one strip's slopes (*inside* None: every cell is inside)."""
+    n_inside = slope.size if inside is None else int(np.count_nonzero(inside))
     valid = np.isfinite(slope)
-    valid &= inside
+    if inside is not None:
+        valid &= inside
     n_valid = int(np.count_nonzero(valid))
     if n_valid == 0:
         return 0, n_inside, 0.0, -np.inf, 0, 0
     total = float(np.sum(slope, where=valid, dtype=np.float64))
     vmax = float(np.max(slope, where=valid, initial=-np.inf))
+    # NaN compares False, so the comparisons need no validity mask
     steep = np.greater(slope, job.threshold_pct, out=valid)  # reuse the buffer
-    steep &= inside
+    if inside is not None:
+        steep &= inside
     n_gt = int(np.count_nonzero(steep))
     np.greater_equal(slope, job.threshold_pct, out=steep)
-    steep &= inside
+    if inside is not None:
+        steep &= inside
     n_ge = int(np.count_nonzero(steep))
     if job.steep_mask is not None:
         job.steep_mask[r0:r1] = steep
