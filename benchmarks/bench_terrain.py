@@ -11,7 +11,7 @@ memory (``ru_maxrss``) of that process:
   review's case on a shared 2-core machine);
 - 5 ft contours written to a GeoPackage: ``gdal_contour -i 1.524`` (the anchor; 1.524 m =
   5 ft, the DEM is in metres) against ``georeview.terrain.contours_ft`` written with
-  pyogrio's Arrow path;
+  pyogrio's Arrow path in batches of 20,000 lines;
 - the Python interpreter with georeview's imports only (the floor under georeview's figure).
 
 The anchors come from Debian's gdal-bin. Usage: ``python benchmarks/bench_terrain.py
@@ -47,7 +47,10 @@ if mode == "imports":
 elif mode == "contours":
     import pyogrio
     gdf = contours_ft(dem, "m", area, crs, interval_ft=5.0, working_crs=crs)
-    pyogrio.write_dataframe(gdf, sys.argv[3], driver="GPKG", use_arrow=True)
+    # Arrow batches of 20,000 lines: one call would hold the WKB of every line at once
+    for k in range(0, max(len(gdf), 1), 20_000):
+        pyogrio.write_dataframe(gdf.iloc[k : k + 20_000], sys.argv[3], driver="GPKG",
+                                use_arrow=True, append=k > 0)
     out = {"n_lines": len(gdf)}
 else:
     res = steep_slopes(dem, "m", area, crs, polygons=(mode == "polygons"))

@@ -959,32 +959,32 @@ _CONTOUR_STRIP_ROWS = 128
 
 
 def _contour_strip(
-    z_elev: np.ndarray,
+    block: np.ndarray,
     ft_per_unit: float,
     r0: int,
-    r1: int,
-    levels: np.ndarray,
+    interval_ft: float,
     transform: Affine,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Contour rows ``r0..r1`` (inclusive) of *z_elev* at *levels* (feet).
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Contour one strip of rows (window rows ``r0..``, NaN for nodata) every *interval_ft*.
 
     Elevations are turned into feet in float64, strip by strip, and only the levels the
     strip spans are traced (each level is a pass over the strip). Returns the LineStrings
-    (joining cell centres, in the DEM's CRS) and their levels.
+    (joining cell centres, in the DEM's CRS), their levels, and whether the strip had data.
     """
     import contourpy
     import shapely
 
-    z = z_elev[r0 : r1 + 1].astype(np.float64)
+    z = block.astype(np.float64)
     z *= ft_per_unit
     finite = np.isfinite(z)
     nothing = np.empty(0, dtype=object), np.empty(0)
     if not finite.any():
-        return nothing
+        return (*nothing, False)
     lo, hi = np.min(z, where=finite, initial=np.inf), np.max(z, where=finite, initial=-np.inf)
-    levels = levels[(levels >= lo) & (levels <= hi)]
+    levels = np.arange(math.ceil(lo / interval_ft), math.floor(hi / interval_ft) + 1)
+    levels = levels * interval_ft
     if levels.size == 0:
-        return nothing
+        return (*nothing, True)
     if not finite.all():
         z = np.ma.masked_array(z, mask=~finite)
     gen = contourpy.contour_generator(
@@ -1002,14 +1002,13 @@ def _contour_strip(
         level_list.append(np.full(counts.size, level))
         n_lines += counts.size
     if not pts_list:
-        return nothing
+        return (*nothing, True)
     pts = np.concatenate(pts_list)
     del pts_list
     pts[:, 0] = transform.c + transform.a * (pts[:, 0] + 0.5)
     pts[:, 1] = transform.f + transform.e * (pts[:, 1] + r0 + 0.5)
-    return shapely.linestrings(pts, indices=np.concatenate(line_of_list)), np.concatenate(
-        level_list
-    )
+    lines = shapely.linestrings(pts, indices=np.concatenate(line_of_list))
+    return lines, np.concatenate(level_list), True
 
 
 def contours_ft(
@@ -1066,33 +1065,64 @@ def contours_ft(
 
     if not (interval_ft > 0 and math.isfinite(interval_ft)):
         raise InputError(f"the contour interval must be positive, got {interval_ft}")
-    win = read_dem_window(dem_path, vertical_units, area, area_crs, margin=1)
-    ft_per_unit = win.v_m_per_unit / M_PER_FT
-    rows, cols = win.elev.shape
-    zmin = float(np.nanmin(win.elev)) * ft_per_unit
-    zmax = float(np.nanmax(win.elev)) * ft_per_unit
-    levels = np.arange(math.ceil(zmin / interval_ft), math.floor(zmax / interval_ft) + 1)
-    levels = levels * interval_ft
-    if rows < 2 or cols < 2 or levels.size == 0:
-        empty = gpd.GeoDataFrame({"elev_ft": np.empty(0)}, geometry=[], crs=win.crs)
+    v_m = metres_per_unit(vertical_units)
+    with _open_dem(dem_path) as src:
+        info = dem_crs_info(src.crs, dem_path)
+        local = geometry_to_crs(area, area_crs, info.crs)
+        if local.is_empty:
+            raise InputError("the area to read from the DEM is empty", path=dem_path)
+        one_cell = max(abs(src.transform.a), abs(src.transform.e))
+        window = _window_for_bounds(src, local.bounds, one_cell, dem_path)
+        row_off, col_off = int(window.row_off), int(window.col_off)
+        rows, cols = int(window.height), int(window.width)
+        tf = _offset_transform(src.transform, row_off, col_off)
+        nodata = src.nodata
+    crs = info.crs
+    if rows < 2 or cols < 2:
+        empty = gpd.GeoDataFrame({"elev_ft": np.empty(0)}, geometry=[], crs=crs)
         return empty.to_crs(working_crs)
+    ft_per_unit = v_m / M_PER_FT
+    # strips share their edge row; each thread reads its own strips with its own handle,
+    # so only two strips of the DEM are in memory at a time
     bounds = [
         (r0, min(r0 + _CONTOUR_STRIP_ROWS, rows - 1))
         for r0 in range(0, rows - 1, _CONTOUR_STRIP_ROWS)
     ]
-    tf = win.transform
-    with ThreadPoolExecutor(max_workers=_N_THREADS) as pool:
-        parts = list(
-            pool.map(
-                lambda b: _contour_strip(win.elev, ft_per_unit, b[0], b[1], levels, tf), bounds
-            )
-        )
+    local_handles = threading.local()
+    handles: list[Any] = []
+    lock = threading.Lock()
+
+    def strip(b: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, bool]:
+        from rasterio.windows import Window
+
+        src = getattr(local_handles, "src", None)
+        if src is None:
+            src = local_handles.src = _open_dem(dem_path)
+            with lock:
+                handles.append(src)
+        raw = _read_rows(src, Window(col_off, row_off + b[0], cols, b[1] - b[0] + 1), dem_path)
+        block = _as_float_block(raw, nodata)
+        del raw
+        return _contour_strip(block, ft_per_unit, b[0], interval_ft, tf)
+
+    import rasterio
+
+    try:
+        with (
+            rasterio.Env(GDAL_CACHEMAX=_GDAL_CACHE_MB),
+            ThreadPoolExecutor(max_workers=_N_THREADS) as pool,
+        ):
+            parts = list(pool.map(strip, bounds))
+    finally:
+        for h in handles:
+            h.close()
+    if not any(p[2] for p in parts):
+        raise CoverageError("the DEM has no data around the area", path=dem_path)
     lines = np.concatenate([p[0] for p in parts])
     elev = np.concatenate([p[1] for p in parts])
     del parts
-    gdf = gpd.GeoDataFrame({"elev_ft": elev.astype(np.float64)}, geometry=lines, crs=win.crs)
+    gdf = gpd.GeoDataFrame({"elev_ft": elev.astype(np.float64)}, geometry=lines, crs=crs)
     if clip and len(gdf):
-        local = geometry_to_crs(area, area_crs, win.crs)
         # every line lies between the window's cell centres, so inside this box
         frame = shapely.box(tf.c, tf.f + tf.e * rows, tf.c + tf.a * cols, tf.f)
         if not local.covers(frame):
