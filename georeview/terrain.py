@@ -1079,8 +1079,12 @@ def contours_ft(
         nodata = src.nodata
     crs = info.crs
     if rows < 2 or cols < 2:
-        empty = gpd.GeoDataFrame({"elev_ft": np.empty(0)}, geometry=[], crs=crs)
-        return empty.to_crs(working_crs)
+        # A contour needs a 2 x 2 block of cells (a 1-pixel DEM has none).
+        raise CoverageError(
+            f"the DEM window around the area is {rows} x {cols} cells; contours need at"
+            " least 2 x 2",
+            path=dem_path,
+        )
     ft_per_unit = v_m / M_PER_FT
     # strips share their edge row; each thread reads its own strips with its own handle,
     # so only two strips of the DEM are in memory at a time
