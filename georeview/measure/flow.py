@@ -539,6 +539,10 @@ def trace_downstream(
             logger.info("downstream trace needs more data: %s", exc)
             return DownstreamResult(None, None, None, reason=str(exc), length_ft=length_ft)
         win = grown
+        if min(win.elev.shape) < 2:
+            # a path needs a grid of at least 2 x 2 cells to run over
+            reason = f"the DEM window is {win.elev.shape[0]} x {win.elev.shape[1]} cells"
+            return DownstreamResult(None, None, None, reason=reason, length_ft=length_ft)
         try:
             site_local = geometry_to_crs(site_geom, site_crs, win.crs)
             traces, site, contrib, labels, grow = _route(win, site_local, layers, length_ft, warm)
