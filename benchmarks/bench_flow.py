@@ -1,25 +1,31 @@
-"""Benchmark: the 1/4-mile downstream trace at site scale, and pyflwdir's own full-grid run.
+"""Benchmark: flow routing (fill + D8 + flats + trace), site window and full grid, vs whitebox.
 
-Generates an N x N float32 DEM of 1 m cells (default 2400 x 2400) with rolling hills, noise
-pits, a valley and a mapped stream along it, then times, each in a
-fresh process so numba's start-up is visible:
+Generates float32 DEMs of 1 m cells with rolling hills, noise pits, a valley and a mapped
+stream along it, then times each contender in a fresh process (so numba's start-up is
+visible) and prints wall time and peak resident memory (``ru_maxrss``) of that process:
 
-- ``georeview.measure.flow.trace_downstream`` for a 400 m x 400 m site (default margins: a window of
-  site + 1/4 mile + 660 ft each side, about 2.6M cells): cold (first call in
-  the process: numba compiles or loads pyflwdir's cached machine code) and warm (second
-  call), with a breakdown of the warm call (depression filling + D8, flats, trace);
-- pyflwdir's own run on the same DEM: ``pyflwdir.from_dem`` (priority-flood filling + D8)
-  and a 402 m ``path`` from the site centre.
+- site scale (``--size``, default 2400 x 2400): ``georeview.measure.flow.trace_downstream``
+  for a 400 m x 400 m site (a window of site + 1/4 mile + 660 ft each side, about 2.6M
+  cells), first call in the process (after the imports a review has made by then: rasterio
+  and the layers config) and warm (best of two more), with a breakdown; the
+  anchor is whitebox-workflows on the same window (read, ``fill_depressions``,
+  ``d8_pointer``, ``trace_downslope_flowpaths`` from the site centre);
+- full grid (``--full``, default 6000 x 6000 = 36M cells): georeview's fill + D8 + flats
+  (``_d8_with_sinks``) and a trace from 400 cells, against the same whitebox-workflows
+  pipeline on the whole file.
 
-``--full 6000`` also runs pyflwdir's full-grid ``from_dem`` on a 6000 x 6000 DEM (the issue's
-reference: whitebox-workflows 9.7 s, pyflwdir 15.6 s on this kind of machine).
+whitebox-workflows (MIT OR Apache-2.0) is the anchor when installed (the ``bench`` extra);
+without it georeview's figures are printed alone. Runs alternate (georeview, anchor) and the
+best time of ``--repeat`` runs is kept; peak RSS is the maximum over the runs.
 
-Usage: ``python benchmarks/bench_flow.py [--size 2400] [--full 6000]``. Prints figures only.
+Usage: ``python benchmarks/bench_flow.py [--size 2400] [--full 6000] [--repeat 2]``.
+Prints figures only.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import subprocess
 import sys
@@ -29,13 +35,17 @@ from pathlib import Path
 
 import numpy as np
 
-GEOREVIEW_CHILD = r"""
-import json, sys, time
+SITE_CHILD = r"""
+import json, resource, sys, time
 t0 = time.perf_counter()
 import geopandas as gpd
 from shapely.geometry import Point, LineString
 import georeview.measure.flow as F
 t_import = time.perf_counter() - t0
+# what a review has loaded before its trace (the layers config, rasterio for the slopes):
+# the first call then shows the trace's own start-up (numba), not these imports
+import rasterio, georeview.config
+t_pre = time.perf_counter() - t0 - t_import
 dem, x, y, sx0, sx1, sy = sys.argv[1], *map(float, sys.argv[2:7])
 site = Point(x, y).buffer(200, cap_style="square")  # a 40-acre site
 waters = gpd.GeoDataFrame({"GNIS_NAME": ["Bench Creek"]},
@@ -46,8 +56,6 @@ for _ in range(3):
     res = F.trace_downstream(dem, "m", site, "EPSG:3071", waters=waters,
                              working_crs="EPSG:3071")
     times.append(time.perf_counter() - t)
-# breakdown of a warm call
-import rasterio
 from georeview.terrain import read_dem_window
 t = time.perf_counter()
 win = read_dem_window(dem, "m", site, "EPSG:3071", margin=F.QUARTER_MILE_FT + 660.0,
@@ -60,35 +68,53 @@ t_rast = time.perf_counter() - t
 t = time.perf_counter()
 d8, depth = F._d8_with_sinks(win.elev, sink, win.xres, win.yres)
 t_d8 = time.perf_counter() - t
-print(json.dumps({"import": t_import, "cold": times[0], "warm": min(times[1:]),
+rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"import": t_import, "pre_import": t_pre, "cold": times[0], "warm": min(times[1:]),
                   "cells": int(win.elev.size), "read": t_read, "rasterize": t_rast,
-                  "fill_d8_flats": t_d8, "result": res.to_dict()}))
+                  "fill_d8_flats": t_d8, "rss_mb": rss_mb, "result": res.to_dict(),
+                  "window": [win.row_off, win.col_off, *win.elev.shape]}))
 """
 
-PYFLWDIR_CHILD = r"""
-import json, sys, time
-import numpy as np, rasterio, pyflwdir
-import pyflwdir.core
-dem, x, y = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+FULL_CHILD = r"""
+import json, resource, sys, time
+t0 = time.perf_counter()
+import numpy as np, rasterio
+import georeview.measure.flow as F
+from georeview.measure import _flowkernels as K
+dem, r0, c0 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 with rasterio.open(dem) as ds:
     z = ds.read(1)
-    tf = ds.transform
-out = {}
-for k in range(2):
-    t = time.perf_counter()
-    flw = pyflwdir.from_dem(z, nodata=-9999.0)
-    t_fill = time.perf_counter() - t
-    t = time.perf_counter()
-    r, c = int((tf.f - y) / -tf.e), int((x - tf.c) / tf.a)
-    # FlwdirRaster.path hands its affine.Affine to numba, which cannot type affine>=3:
-    # call the numba core with the transform as a tuple (as georeview.measure.flow does)
-    paths, dist = pyflwdir.core.path(np.array([r * z.shape[1] + c], dtype=flw.idxs_ds.dtype),
-        flw.idxs_ds, ncol=z.shape[1], max_length=402.0, real_length=True,
-        transform=tuple(tf)[:6], mv=flw._mv)
-    t_path = time.perf_counter() - t
-    out["cold" if k == 0 else "warm"] = {"from_dem": t_fill, "path": t_path}
-out["cells"] = int(z.size)
-print(json.dumps(out))
+    xres, yres = abs(ds.transform.a), abs(ds.transform.e)
+t_read = time.perf_counter() - t0
+t = time.perf_counter()
+d8, depth = F._d8_with_sinks(z, np.zeros(z.shape, bool), xres, yres)
+t_d8 = time.perf_counter() - t
+t = time.perf_counter()
+rr, cc = np.meshgrid(np.arange(r0, r0 + 400, 20), np.arange(c0, c0 + 400, 20))
+starts = (rr * z.shape[1] + cc).ravel().astype(np.int64)
+dr, dc = K.code_offsets()
+cells, offsets = K.trace_paths(d8.ravel(), z.shape[1], starts, np.zeros(z.size, bool),
+                               402.0, dr, dc, xres, yres)
+t_trace = time.perf_counter() - t
+rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"t_call": time.perf_counter() - t0, "read": t_read, "fill_d8_flats": t_d8,
+                  "trace": t_trace, "rss_mb": rss_mb, "cells": int(z.size)}))
+"""
+
+WBW_CHILD = r"""
+import json, resource, sys, time
+t0 = time.perf_counter()
+import whitebox_workflows as w
+wb = w.WbEnvironment()
+hyd = wb.hydrology
+dem = wb.read_raster(sys.argv[1])
+filled = hyd.fill_depressions(dem=dem)
+pntr = hyd.d8_pointer(dem=filled)
+seeds = wb.read_vector(sys.argv[2])
+paths = hyd.trace_downslope_flowpaths(seed_points=seeds, d8_pntr=pntr)
+t = time.perf_counter() - t0
+rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"t_call": t, "rss_mb": rss_mb}))
 """
 
 
@@ -128,6 +154,32 @@ def make_dem(path: Path, n: int, seed: int = 5) -> None:
             ds.write(z.astype(np.float32), 1, window=((r0, r1), (0, n)))
 
 
+def crop(src_path: Path, dst_path: Path, window: list[int]) -> None:
+    """Write the window (row_off, col_off, rows, cols) of a DEM to its own GeoTIFF."""
+    import rasterio
+    from rasterio.windows import Window
+
+    r0, c0, nr, nc = window
+    with rasterio.open(src_path) as src:
+        win = Window(c0, r0, nc, nr)
+        z = src.read(1, window=win)
+        profile = src.profile | {
+            "height": nr,
+            "width": nc,
+            "transform": src.window_transform(win),
+        }
+    with rasterio.open(dst_path, "w", **profile) as dst:
+        dst.write(z, 1)
+
+
+def write_seed(path: Path, x: float, y: float) -> None:
+    """One seed point (EPSG:3071) for whitebox's trace."""
+    import geopandas as gpd
+    from shapely.geometry import Point
+
+    gpd.GeoDataFrame(geometry=[Point(x, y)], crs=3071).to_file(path)
+
+
 def run(code: str, *args: object) -> dict:
     out = subprocess.run(
         [sys.executable, "-c", code, *map(str, args)], check=True, capture_output=True, text=True
@@ -135,37 +187,61 @@ def run(code: str, *args: object) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def row(label: str, t: float, rss: float, anchor: dict | None) -> str:
+    """One table line: time, peak RSS and the ratios to the anchor."""
+    text = f"{label:44s}{t:9.2f}{rss:12.0f}"
+    if anchor:
+        text += f"{t / anchor['t_call']:9.2f}{rss / anchor['rss_mb']:9.2f}"
+    return text
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", type=int, default=2400, help="site-scale DEM side (cells)")
-    ap.add_argument("--full", type=int, default=0, help="also run pyflwdir on an NxN DEM")
+    ap.add_argument("--full", type=int, default=6000, help="full-grid DEM side (0: skip)")
+    ap.add_argument("--repeat", type=int, default=2, help="runs of each (best time kept)")
     args = ap.parse_args()
+    has_wbw = importlib.util.find_spec("whitebox_workflows") is not None
+    if not has_wbw:
+        print("whitebox-workflows is not installed (pip install '.[bench]'): no anchor")
     n = args.size
+    header = f"{'':44s}{'time s':>9s}{'peak MB':>12s}{'x time':>9s}{'x RSS':>9s}"
     with tempfile.TemporaryDirectory() as tmp:
         dem = Path(tmp) / "dem.tif"
         make_dem(dem, n)
         x, y = 500_000.0 + 0.5 * n, 300_000.0 - 0.45 * n  # site centre, above the valley
         sy = 300_000.0 - 0.62 * n  # the stream runs along the valley floor
-        g = run(GEOREVIEW_CHILD, dem, x, y, 500_000.0, 500_000.0 + n, sy)
-        p = run(PYFLWDIR_CHILD, dem, x, y)
-        print(f"DEM {n} x {n} float32 1 m; georeview window {g['cells'] / 1e6:.1f}M cells")
-        print(f"georeview import (geopandas + flow): {g['import']:.2f} s")
-        print(f"georeview trace_downstream  cold {g['cold']:.2f} s   warm {g['warm']:.2f} s")
+        seed = Path(tmp) / "seed.shp"
+        write_seed(seed, x, y)
+        site, wbw = [], []
+        for _ in range(args.repeat):
+            site.append(run(SITE_CHILD, dem, x, y, 500_000.0, 500_000.0 + n, sy))
+            if has_wbw:
+                window = Path(tmp) / "window.tif"
+                if not window.exists():
+                    crop(dem, window, site[0]["window"])
+                wbw.append(run(WBW_CHILD, window, seed))
+        g = {k: min(d[k] for d in site) for k in ("cold", "warm", "read", "fill_d8_flats")}
+        g_rss = max(d["rss_mb"] for d in site)
+        a = None
+        if wbw:
+            a = {"t_call": min(d["t_call"] for d in wbw), "rss_mb": max(d["rss_mb"] for d in wbw)}
+        print(f"site scale: DEM {n} x {n} float32 1 m, window {site[0]['cells'] / 1e6:.1f}M cells")
+        print(header)
+        if a:
+            print(row("whitebox-workflows fill + D8 + trace", a["t_call"], a["rss_mb"], a))
+        print(row("georeview trace_downstream, first call", g["cold"], g_rss, a))
+        print(row("georeview trace_downstream, warm", g["warm"], g_rss, a))
         print(
-            f"  warm breakdown: read {g['read']:.2f} s, rasterize features {g['rasterize']:.2f}"
-            f" s, fill + D8 + flats {g['fill_d8_flats']:.2f} s"
+            f"  warm breakdown: read {g['read']:.2f} s, fill + D8 + flats"
+            f" {g['fill_d8_flats']:.2f} s; import (geopandas + flow) {site[0]['import']:.2f} s,"
+            f" then rasterio + georeview.config {site[0]['pre_import']:.2f} s"
         )
-        r = g["result"]
+        r = site[0]["result"]
         print(
             f"  result: reaches={r['reaches_water_within_quarter_mile']}"
             f" distance_ft={r['distance_ft']} feature={r['receiving_feature']}"
         )
-        c, w = p["cold"], p["warm"]
-        print(
-            f"pyflwdir from_dem on {p['cells'] / 1e6:.1f}M cells: cold {c['from_dem']:.2f} s,"
-            f" warm {w['from_dem']:.2f} s; 402 m path {w['path'] * 1e3:.1f} ms"
-        )
-        print(f"ratio georeview warm / pyflwdir warm from_dem: {g['warm'] / w['from_dem']:.2f}")
         if args.full:
             full = Path(tmp) / "full.tif"
             t = time.perf_counter()
@@ -173,11 +249,34 @@ def main() -> None:
             print(
                 f"full grid {args.full} x {args.full} generated in {time.perf_counter() - t:.1f} s"
             )
-            f = run(PYFLWDIR_CHILD, full, x, y)
+            r0, c0 = int(0.45 * args.full), int(0.5 * args.full)
+            fx, fy = 500_000.0 + c0 + 0.5, 300_000.0 - r0 - 0.5
+            fseed = Path(tmp) / "fseed.shp"
+            write_seed(fseed, fx, fy)
+            mine, theirs = [], []
+            for _ in range(args.repeat):
+                mine.append(run(FULL_CHILD, full, r0, c0))
+                if has_wbw:
+                    theirs.append(run(WBW_CHILD, full, fseed))
+            m = min(mine, key=lambda d: d["t_call"])
+            m_rss = max(d["rss_mb"] for d in mine)
+            a = None
+            if theirs:
+                a = {
+                    "t_call": min(d["t_call"] for d in theirs),
+                    "rss_mb": max(d["rss_mb"] for d in theirs),
+                }
+            print(header)
+            if a:
+                print(
+                    row("whitebox-workflows read + fill + D8 + trace", a["t_call"], a["rss_mb"], a)
+                )
+            print(row("georeview read + fill + D8 + flats + trace", m["t_call"], m_rss, a))
             print(
-                f"pyflwdir from_dem full grid: cold {f['cold']['from_dem']:.1f} s,"
-                f" warm {f['warm']['from_dem']:.1f} s"
+                f"  breakdown: read {m['read']:.2f} s, fill + D8 + flats"
+                f" {m['fill_d8_flats']:.2f} s, 400 traces {m['trace']:.3f} s"
             )
+        print(f"(best of {args.repeat} runs, each in a fresh process; peak RSS = max over runs)")
 
 
 if __name__ == "__main__":

@@ -88,10 +88,16 @@ def best_of(fn, n: int = 3) -> float:
 
 
 def load_seconds(path: Path) -> float | None:
-    """Time from navigation to the load event in headless chromium (None without it)."""
+    """Time from navigation to the load event in headless chromium (None without it).
+
+    None too when chromium exists but playwright (the ``test`` extra) is not installed.
+    """
     if not CHROMIUM.exists():
         return None
-    from playwright.sync_api import sync_playwright
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)

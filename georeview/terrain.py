@@ -664,6 +664,7 @@ def _strip_stats(
 
     Returns ``(n_valid, n_nan, sum_pct, max_pct, n_ge, n_gt)``.
     """
+    import shapely
     from rasterio.features import geometry_mask
     from rasterio.windows import Window
 
@@ -680,26 +681,44 @@ def _strip_stats(
         block = np.pad(block, pads, constant_values=np.nan)
     slope = _horn_interior(block, job.ewres, job.nsres)
     del block, raw
+    tf = _offset_transform(job.transform, r0, 0)
+    rows, cols = slope.shape
+    # the box through the strip's first and last cell centres: when the area covers it,
+    # every centre is inside and the rasterisation can be skipped (the whole-DEM case)
+    centres = shapely.box(
+        tf.c + 0.5 * tf.a,
+        tf.f + (rows - 0.5) * tf.e,
+        tf.c + (cols - 0.5) * tf.a,
+        tf.f + 0.5 * tf.e,
+    )
+    if job.area.covers(centres):
+        return _strip_counts(job, slope, None, r0, r1)
     with _RASTERIZE_LOCK:
-        inside = geometry_mask(
-            [job.area],
-            out_shape=slope.shape,
-            transform=_offset_transform(job.transform, r0, 0),
-            invert=True,
-        )
-    n_inside = int(np.count_nonzero(inside))
+        inside = geometry_mask([job.area], out_shape=slope.shape, transform=tf, invert=True)
+    return _strip_counts(job, slope, inside, r0, r1)
+
+
+def _strip_counts(
+    job: _StripJob, slope: np.ndarray, inside: np.ndarray | None, r0: int, r1: int
+) -> tuple[int, int, float, float, int, int]:
+    """Counts and sums of one strip's slopes (*inside* None: every cell is inside)."""
+    n_inside = slope.size if inside is None else int(np.count_nonzero(inside))
     valid = np.isfinite(slope)
-    valid &= inside
+    if inside is not None:
+        valid &= inside
     n_valid = int(np.count_nonzero(valid))
     if n_valid == 0:
         return 0, n_inside, 0.0, -np.inf, 0, 0
     total = float(np.sum(slope, where=valid, dtype=np.float64))
     vmax = float(np.max(slope, where=valid, initial=-np.inf))
+    # NaN compares False, so the comparisons need no validity mask
     steep = np.greater(slope, job.threshold_pct, out=valid)  # reuse the buffer
-    steep &= inside
+    if inside is not None:
+        steep &= inside
     n_gt = int(np.count_nonzero(steep))
     np.greater_equal(slope, job.threshold_pct, out=steep)
-    steep &= inside
+    if inside is not None:
+        steep &= inside
     n_ge = int(np.count_nonzero(steep))
     if job.steep_mask is not None:
         job.steep_mask[r0:r1] = steep
@@ -879,19 +898,53 @@ def steep_slopes(
     return result
 
 
+#: Polygons converted per batch (bounds the memory of GDAL's GeoJSON-like rings).
+_POLYGON_BATCH = 20_000
+
+
 def _steep_polygons(
     mask: np.ndarray, transform: Affine, crs: pyproj.CRS, h_m: float, working_crs: Any
 ) -> gpd.GeoDataFrame:
-    """Polygonise a steep-cell mask (8-connected patches) into the working CRS."""
-    import geopandas as gpd
-    from rasterio.features import shapes
-    from shapely.geometry import shape
+    """Polygonise a steep-cell mask (8-connected patches) into the working CRS.
 
-    geoms = [
-        shape(g) for g, _ in shapes(mask, mask=mask.view(bool), connectivity=8, transform=transform)
-    ]
+    GDAL's polygonize (:func:`rasterio.features.shapes`) yields GeoJSON-like rings; they
+    are turned into shapely polygons batch by batch with vectorised calls (one
+    ``linearrings`` and one ``polygons`` call per batch, coordinates flattened in C by
+    ``itertools.chain``), instead of one ``shape()`` per polygon, and the areas come from
+    one ``shapely.area`` call.
+    """
+    from itertools import chain, islice
+
+    import geopandas as gpd
+    import shapely
+    from rasterio.features import shapes
+
+    gen = shapes(mask, mask=mask.view(bool), connectivity=8, transform=transform)
+    batches = []
+    while True:
+        batch = [g["coordinates"] for g, _ in islice(gen, _POLYGON_BATCH)]
+        if not batch:
+            break
+        rings_per_poly = np.fromiter(map(len, batch), dtype=np.int64, count=len(batch))
+        rings = list(chain.from_iterable(batch))
+        del batch
+        pts_per_ring = np.fromiter(map(len, rings), dtype=np.int64, count=len(rings))
+        n_pts = int(pts_per_ring.sum())
+        xy = np.fromiter(
+            chain.from_iterable(chain.from_iterable(rings)), dtype=np.float64, count=2 * n_pts
+        ).reshape(n_pts, 2)
+        del rings
+        ring_geoms = shapely.linearrings(
+            xy, indices=np.repeat(np.arange(pts_per_ring.size), pts_per_ring)
+        )
+        batches.append(
+            shapely.polygons(
+                ring_geoms, indices=np.repeat(np.arange(rings_per_poly.size), rings_per_poly)
+            )
+        )
+    geoms = np.concatenate(batches) if batches else np.empty(0, dtype=object)
     gdf = gpd.GeoDataFrame(
-        {"area_sqft": [sqm_to_sqft(g.area * h_m * h_m) for g in geoms]},
+        {"area_sqft": sqm_to_sqft(shapely.area(geoms) * h_m * h_m)},
         geometry=geoms,
         crs=crs,
     )
@@ -899,6 +952,63 @@ def _steep_polygons(
 
 
 # --------------------------------------------------------------------------- contours
+
+
+#: Rows per strip when contouring (bounds the float64 copies contourpy makes of z, x, y).
+_CONTOUR_STRIP_ROWS = 128
+
+
+def _contour_strip(
+    block: np.ndarray,
+    ft_per_unit: float,
+    r0: int,
+    interval_ft: float,
+    transform: Affine,
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Contour one strip of rows (window rows ``r0..``, NaN for nodata) every *interval_ft*.
+
+    Elevations are turned into feet in float64, strip by strip, and only the levels the
+    strip spans are traced (each level is a pass over the strip). Returns the LineStrings
+    (joining cell centres, in the DEM's CRS), their levels, and whether the strip had data.
+    """
+    import contourpy
+    import shapely
+
+    z = block.astype(np.float64)
+    z *= ft_per_unit
+    finite = np.isfinite(z)
+    nothing = np.empty(0, dtype=object), np.empty(0)
+    if not finite.any():
+        return (*nothing, False)
+    lo, hi = np.min(z, where=finite, initial=np.inf), np.max(z, where=finite, initial=-np.inf)
+    levels = np.arange(math.ceil(lo / interval_ft), math.floor(hi / interval_ft) + 1)
+    levels = levels * interval_ft
+    if levels.size == 0:
+        return (*nothing, True)
+    if not finite.all():
+        z = np.ma.masked_array(z, mask=~finite)
+    gen = contourpy.contour_generator(
+        z=z, name="serial", line_type=contourpy.LineType.ChunkCombinedOffset
+    )
+    pts_list, line_of_list, level_list = [], [], []
+    n_lines = 0
+    for level, (points, offsets) in zip(levels, gen.multi_lines(levels), strict=True):
+        pts, off = points[0], offsets[0]  # one chunk
+        if pts is None or len(off) < 2:
+            continue
+        counts = np.diff(off).astype(np.int64)
+        pts_list.append(pts)
+        line_of_list.append(np.repeat(np.arange(n_lines, n_lines + counts.size), counts))
+        level_list.append(np.full(counts.size, level))
+        n_lines += counts.size
+    if not pts_list:
+        return (*nothing, True)
+    pts = np.concatenate(pts_list)
+    del pts_list
+    pts[:, 0] = transform.c + transform.a * (pts[:, 0] + 0.5)
+    pts[:, 1] = transform.f + transform.e * (pts[:, 1] + r0 + 0.5)
+    lines = shapely.linestrings(pts, indices=np.concatenate(line_of_list))
+    return lines, np.concatenate(level_list), True
 
 
 def contours_ft(
@@ -912,6 +1022,12 @@ def contours_ft(
     clip: bool = True,
 ) -> gpd.GeoDataFrame:
     """Generate contour lines from the DEM around an area, with contourpy.
+
+    The window is contoured in strips of rows (sharing their edge row, on two threads:
+    contourpy releases the GIL), each strip at the levels it spans only, all in one
+    ``multi_lines`` call, and the lines of a strip are built by one vectorised shapely
+    call; so a line crossing a strip edge (every 128 rows) comes out as pieces that meet
+    there. Clipping is skipped when the area covers the whole window.
 
     Parameters
     ----------
@@ -942,45 +1058,82 @@ def contours_ft(
     georeview.errors.InputError
         For a non-positive interval.
     """
-    import contourpy
+    from concurrent.futures import ThreadPoolExecutor
+
     import geopandas as gpd
-    from shapely import LineString
+    import shapely
 
     if not (interval_ft > 0 and math.isfinite(interval_ft)):
         raise InputError(f"the contour interval must be positive, got {interval_ft}")
-    win = read_dem_window(dem_path, vertical_units, area, area_crs, margin=1)
-    if min(win.elev.shape) < 2:
+    v_m = metres_per_unit(vertical_units)
+    with _open_dem(dem_path) as src:
+        info = dem_crs_info(src.crs, dem_path)
+        local = geometry_to_crs(area, area_crs, info.crs)
+        if local.is_empty:
+            raise InputError("the area to read from the DEM is empty", path=dem_path)
+        one_cell = max(abs(src.transform.a), abs(src.transform.e))
+        window = _window_for_bounds(src, local.bounds, one_cell, dem_path)
+        row_off, col_off = int(window.row_off), int(window.col_off)
+        rows, cols = int(window.height), int(window.width)
+        tf = _offset_transform(src.transform, row_off, col_off)
+        nodata = src.nodata
+    crs = info.crs
+    if rows < 2 or cols < 2:
         # A contour needs a 2 x 2 block of cells (a 1-pixel DEM has none).
         raise CoverageError(
-            f"the DEM window around the area is {win.elev.shape[0]} x {win.elev.shape[1]}"
-            " cells; contours need at least 2 x 2",
+            f"the DEM window around the area is {rows} x {cols} cells; contours need at"
+            " least 2 x 2",
             path=dem_path,
         )
-    z_ft = win.elev.astype(np.float64) * (win.v_m_per_unit / M_PER_FT)
-    finite = np.isfinite(z_ft)
-    zmin, zmax = float(np.nanmin(z_ft)), float(np.nanmax(z_ft))
-    levels = np.arange(math.ceil(zmin / interval_ft), math.floor(zmax / interval_ft) + 1)
-    levels = levels * interval_ft
-    rows, cols = z_ft.shape
-    tf = win.transform
-    xs = tf.c + tf.a * (np.arange(cols) + 0.5)
-    ys = tf.f + tf.e * (np.arange(rows) + 0.5)
-    z = np.ma.masked_array(z_ft, mask=~finite) if not finite.all() else z_ft
-    gen = contourpy.contour_generator(
-        xs, ys, z, name="serial", line_type=contourpy.LineType.Separate
-    )
-    elevs: list[float] = []
-    lines: list[LineString] = []
-    for level in levels:
-        for seg in gen.lines(float(level)):
-            if len(seg) >= 2:
-                lines.append(LineString(seg))
-                elevs.append(float(level))
-    gdf = gpd.GeoDataFrame({"elev_ft": elevs}, geometry=lines, crs=win.crs)
+    ft_per_unit = v_m / M_PER_FT
+    # strips share their edge row; each thread reads its own strips with its own handle,
+    # so only two strips of the DEM are in memory at a time
+    bounds = [
+        (r0, min(r0 + _CONTOUR_STRIP_ROWS, rows - 1))
+        for r0 in range(0, rows - 1, _CONTOUR_STRIP_ROWS)
+    ]
+    local_handles = threading.local()
+    handles: list[Any] = []
+    lock = threading.Lock()
+
+    def strip(b: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, bool]:
+        from rasterio.windows import Window
+
+        src = getattr(local_handles, "src", None)
+        if src is None:
+            src = local_handles.src = _open_dem(dem_path)
+            with lock:
+                handles.append(src)
+        raw = _read_rows(src, Window(col_off, row_off + b[0], cols, b[1] - b[0] + 1), dem_path)
+        block = _as_float_block(raw, nodata)
+        del raw
+        return _contour_strip(block, ft_per_unit, b[0], interval_ft, tf)
+
+    import rasterio
+
+    try:
+        with (
+            rasterio.Env(GDAL_CACHEMAX=_GDAL_CACHE_MB),
+            ThreadPoolExecutor(max_workers=_N_THREADS) as pool,
+        ):
+            parts = list(pool.map(strip, bounds))
+    finally:
+        for h in handles:
+            h.close()
+    if not any(p[2] for p in parts):
+        raise CoverageError("the DEM has no data around the area", path=dem_path)
+    lines = np.concatenate([p[0] for p in parts])
+    elev = np.concatenate([p[1] for p in parts])
+    del parts
+    gdf = gpd.GeoDataFrame({"elev_ft": elev.astype(np.float64)}, geometry=lines, crs=crs)
     if clip and len(gdf):
-        local = geometry_to_crs(area, area_crs, win.crs)
-        gdf = gdf.clip(local).explode(index_parts=False, ignore_index=True)
-        gdf = gdf[gdf.geom_type == "LineString"].reset_index(drop=True)
+        # every line lies between the window's cell centres, so inside this box
+        frame = shapely.box(tf.c, tf.f + tf.e * rows, tf.c + tf.a * cols, tf.f)
+        if not local.covers(frame):
+            gdf = gdf.clip(local).explode(index_parts=False, ignore_index=True)
+            gdf = gdf[gdf.geom_type == "LineString"].reset_index(drop=True)
+    if gdf.crs is not None and gdf.crs.equals(working_crs):
+        return gdf
     return gdf.to_crs(working_crs)
 
 

@@ -405,6 +405,27 @@ def test_contours_of_a_plane_fall_where_hand_worked(tmp_path):
         assert geom.length == pytest.approx(29.0, abs=1e-6)  # centre of row 0 to row 29
 
 
+def test_contour_pieces_meet_at_strip_edges(tmp_path):
+    """A plane z = 100 m + 0.05 x over 300 rows is contoured in strips of rows: each level's
+    pieces join end to end at the strip edges into one line from the centre of row 0 to
+    that of row 299 (299 m, hand-worked), at x = (L x 0.3048 - 100) / 0.05."""
+    import shapely
+
+    _rows, cols = np.indices((300, 40))
+    z = (100.0 + 0.05 * (cols + 0.5)).astype(np.float64)
+    dem = write_dem(tmp_path / "tall.tif", z)
+    x0, y0 = 500_000.0, 300_000.0
+    area = box(x0, y0 - 300, x0 + 40, y0)
+    gdf = contours_ft(dem, "m", area, "EPSG:3071", interval_ft=2.0, working_crs="EPSG:3071")
+    assert gdf.groupby("elev_ft").size().min() > 1  # really cut into pieces
+    for level, group in gdf.groupby("elev_ft"):
+        merged = shapely.line_merge(shapely.union_all(group.geometry.values))
+        assert merged.geom_type == "LineString"
+        assert merged.length == pytest.approx(299.0, abs=1e-6)
+        xs = np.asarray(merged.coords)[:, 0]
+        np.testing.assert_allclose(xs, x0 + (level * M_PER_FT - 100.0) / 0.05, atol=1e-6)
+
+
 def test_contours_in_feet_dem_and_clipping(feet_dem):
     """Elevations in feet: 10 ft contours are multiples of 10 and lie inside the area."""
     area = box(2_108_000, 810_000, 2_109_000, 811_000).buffer(200)
@@ -454,3 +475,25 @@ def test_contour_interval_errors():
     bad = gpd.GeoDataFrame({"ELEV": ["a", "b"]}, geometry=[None, None])
     with pytest.raises(InputError):
         measure_contour_interval_ft(bad, "ELEV")
+
+
+def test_steep_polygons_keep_holes_and_separate_patches():
+    """A 10 x 10-cell ring of steep cells (1 m cells) around a 4 x 4 hole, and a lone 2 x 3
+    block beyond a gap: two polygons, the ring with one hole; areas 84 and 6 m^2
+    (hand-counted cells), in square feet by the exact foot (0.3048 m)."""
+    import pyproj
+    from affine import Affine
+
+    from georeview.terrain import _steep_polygons
+
+    mask = np.zeros((14, 20), dtype=np.uint8)
+    mask[1:11, 1:11] = 1
+    mask[4:8, 4:8] = 0
+    mask[2:4, 14:17] = 1
+    tf = Affine(1.0, 0.0, 500_000.0, 0.0, -1.0, 300_000.0)
+    gdf = _steep_polygons(mask, tf, pyproj.CRS(3071), 1.0, "EPSG:3071")
+    gdf = gdf.sort_values("area_sqft", ascending=False).reset_index(drop=True)
+    assert len(gdf) == 2
+    assert len(gdf.geometry.iloc[0].interiors) == 1
+    assert gdf.geometry.area.tolist() == pytest.approx([84.0, 6.0], rel=1e-12)
+    assert gdf["area_sqft"].tolist() == pytest.approx([84 / 0.3048**2, 6 / 0.3048**2])

@@ -5,9 +5,11 @@ water or wetland within 1/4 mile downstream. This module finds the discharge poi
 cells whose D8 flow leaves the site) on the DEM and follows the D8 path from each for
 1,320 ft.
 
-Flow directions come from pyflwdir (MIT): priority-flood depression filling (Wang & Liu,
-2006), which also routes every flat and pit to an outlet, so a trace never stops in a pit or
-on a flat. Before filling, mapped streams, water bodies and wetlands are *burned in as sinks*
+Flow directions come from one priority flood (Wang & Liu, 2006; Barnes et al., 2014) that
+fills every depression to its spill level, steepest descent where the filled surface falls,
+and the shortest path over each flat to where it drains (numba kernels in
+:mod:`georeview.measure._flowkernels`), so a trace never stops in a pit or on a flat.
+Before filling, mapped streams, water bodies and wetlands are *burned in as sinks*
 (lowered below every other cell and seeded as outlets, as DESIGN §1 asks): a trace ends where
 it meets them and a kettle lake below its basin's rim is not filled over. A path *meets* a
 mapped feature when it enters a cell whose centre lies within 1.5 cells of the feature, so a
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -223,152 +226,56 @@ def _rasterize_features(geoms: list[Any], win: DemWindow) -> tuple[np.ndarray, n
 # --------------------------------------------------------------------------- routing
 
 
-#: pyflwdir's D8 code for flow towards the neighbour at (dr, dc) (ESRI convention).
-_D8_CODE = {
-    (-1, -1): 32,
-    (-1, 0): 64,
-    (-1, 1): 128,
-    (0, -1): 16,
-    (0, 1): 1,
-    (1, -1): 8,
-    (1, 0): 4,
-    (1, 1): 2,
-}
-
-
 def _d8_with_sinks(
     elev: np.ndarray, sink: np.ndarray, xres: float, yres: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Burn sinks, fill depressions and return (D8 array, fill depth).
 
-    pyflwdir's priority flood (Wang & Liu 2006) fills the depressions and gives every cell
-    a direction towards the cell that flooded it; on slopes that is the lowest neighbour with
-    ties broken by row, not the steepest one (a plane sloping east would drain north-east),
-    and across flats it wanders row by row. So: cells with a lower neighbour on the filled
-    surface take the steepest-descent direction (drop / distance); cells of flats and filled
-    depressions flow along the shortest path over their flat to its nearest spill cell
-    (:func:`_resolve_flats`); only cells that reach no spill cell keep the flood's direction.
+    One priority flood (:func:`georeview.measure._flowkernels.fill_depressions`, Barnes et al.
+    2014) from the data's edge and the burned sinks fills every depression to its spill
+    level; then cells with a lower neighbour on the filled surface take the
+    steepest-descent direction (drop / distance), and the cells of flats and filled
+    depressions flow along the shortest path over their flat to the nearest cell of the
+    same height that drains (:func:`georeview.measure._flowkernels.d8_flats`). Outlets without a
+    lower neighbour (the burned sinks, low cells of the data's edge) stay pits (code 0).
+    Codes follow pyflwdir's (ESRI) D8 convention.
     """
-    from pyflwdir.dem import fill_depressions
-    from scipy.ndimage import binary_erosion
+    from georeview.measure import _flowkernels as kernels
 
-    z = elev.astype(np.float32, copy=True)
-    valid = np.isfinite(z)
+    rows, cols = elev.shape
+    # a one-cell frame of nodata all round: the kernels then need no bounds checks
+    zp = np.full((rows + 2, cols + 2), np.nan, dtype=np.float32)
+    inner = zp[1:-1, 1:-1]
+    inner[...] = elev
+    outlet = np.zeros(zp.shape, dtype=bool)
     if sink.any():
-        z[sink & valid] = np.float32(np.nanmin(z) - 1.0)
-    edge = valid & ~binary_erosion(valid, structure=np.ones((3, 3), bool), border_value=0)
-    seeds = np.flatnonzero(edge | (sink & valid))
-    filled, d8 = fill_depressions(z, idxs_pit=seeds, nodata=np.float32(np.nan))
-    depth = filled - z
-    depth[~valid] = 0.0
-    # Filling adds float32 differences, so "equal" heights may differ by an ulp or two.
-    tol = 8.0 * float(np.finfo(np.float32).eps) * max(1.0, float(np.nanmax(np.abs(filled))))
-    rows, cols = filled.shape
-    pad = np.pad(np.where(valid, filled, np.float32(np.inf)), 1, constant_values=np.inf)
-    centre = pad[1:-1, 1:-1]
-    # start at tol / longest step: a neighbour must be lower by about tol to count
-    dists = {k: float(np.hypot(k[0] * yres, k[1] * xres)) for k in _D8_CODE}
-    best = np.full((rows, cols), tol / max(dists.values()), dtype=np.float32)
-    code = np.zeros((rows, cols), dtype=np.uint8)
-    drop = np.empty((rows, cols), dtype=np.float32)
-    better = np.empty((rows, cols), dtype=bool)
-    with np.errstate(invalid="ignore"):  # inf - inf next to nodata
-        for (dr, dc), c in _D8_CODE.items():
-            nb = pad[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols]
-            np.subtract(centre, nb, out=drop)
-            drop *= np.float32(1.0 / dists[(dr, dc)])
-            np.greater(drop, best, out=better)
-            np.copyto(best, drop, where=better)
-            np.copyto(code, np.uint8(c), where=better)
-    del best
-    pit = sink | edge  # outlets of the flood
-    code[~valid | sink] = 0
-    flat = valid & ~pit & (code == 0)
-    if flat.any():
-        code = _resolve_flats(pad, flat, code, pit, tol, xres, yres)
-    out = np.where(code > 0, code, d8)
-    # pyflwdir also gives flood seeds a direction (towards the neighbour that popped first,
-    # e.g. along the window's edge); outlets must stay pits.
-    out[pit & (code == 0)] = 0
-    return out, depth
+        burn = sink & np.isfinite(inner)
+        inner[burn] = np.float32(np.nanmin(inner) - 1.0)
+        outlet[1:-1, 1:-1] = burn
+    filled = kernels.fill_depressions(zp, outlet)
+    code = kernels.d8_flats(filled, outlet, float(xres), float(yres))
+    depth = filled[1:-1, 1:-1] - inner
+    depth[np.isnan(depth)] = 0.0
+    return np.ascontiguousarray(code[1:-1, 1:-1]), depth
 
 
-def _resolve_flats(
-    pad: np.ndarray,
-    flat: np.ndarray,
-    code: np.ndarray,
-    pit: np.ndarray,
-    tol: float,
-    xres: float,
-    yres: float,
-) -> np.ndarray:
-    """Route flat cells along the shortest path over the flat to its nearest spill cell.
+def _downstream(code_flat: np.ndarray, idx: np.ndarray, ncol: int) -> np.ndarray:
+    """Linear index of the cell each of *idx* flows to (itself for a pit)."""
+    from georeview.measure import _flowkernels as kernels
 
-    A spill cell is a cell of the same height that already drains (a steepest-descent
-    direction, or an outlet). The graph joins 8-neighbour pairs of equal height (within
-    *tol*), weighted by step length; scipy's multi-source Dijkstra from all spill cells at
-    once gives each flat cell its predecessor on the shortest path to the nearest spill
-    cell, so flat cells drain towards the nearest way out and no loop can form.
-    """
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import dijkstra
+    dr, dc = kernels.code_offsets()
+    c = code_flat[idx]
+    return idx + dr[c] * ncol + dc[c]
 
-    rows, cols = flat.shape
-    n = rows * cols
-    z = pad[1:-1, 1:-1].ravel()
-    drains = ((code > 0) | pit).ravel()
-    flat_flat = flat.ravel()
-    node = flat_flat | drains
-    fidx = np.flatnonzero(flat_flat)
-    fr, fc = np.divmod(fidx, cols)
-    src_list, dst_list, w_list = [], [], []
-    # edges from every flat cell to its equal-height neighbours that are graph nodes; an
-    # edge between two flat cells is listed from one side only (coo would sum duplicates)
-    for dr, dc in _D8_CODE:
-        inb = (fr + dr >= 0) & (fr + dr < rows) & (fc + dc >= 0) & (fc + dc < cols)
-        a = fidx[inb]
-        b = a + (dr * cols + dc)
-        keep = node[b] & (np.abs(z[a] - z[b]) <= tol)
-        if (dr, dc) < (0, 0):
-            keep &= ~flat_flat[b]
-        src_list.append(a[keep])
-        dst_list.append(b[keep])
-        w_list.append(np.full(int(keep.sum()), float(np.hypot(dr * yres, dc * xres))))
-    src = np.concatenate(src_list)
-    dst = np.concatenate(dst_list)
-    # compact numbering of the cells that take part (a lookup table: no sorting)
-    part = np.zeros(n, dtype=bool)
-    part[src] = True
-    part[dst] = True
-    used = np.flatnonzero(part)
-    sources = np.flatnonzero(part & drains)
-    if sources.size == 0:
-        return code
-    pos = np.full(n, -1, dtype=np.int64)
-    pos[used] = np.arange(used.size)
-    m = used.size
-    # multi-source Dijkstra (C code) from every spill cell, weighted by step length: each
-    # flat cell gets the neighbour one step nearer its nearest spill cell. (A breadth-first
-    # search is 5x faster but counts diagonal steps as short as straight ones, so paths
-    # across wide flats drift diagonally.)
-    dist_w = np.concatenate(w_list)
-    graph = coo_matrix((dist_w, (pos[src], pos[dst])), shape=(m, m)).tocsr()
-    _, pred, _ = dijkstra(
-        graph, directed=False, indices=pos[sources], min_only=True, return_predecessors=True
-    )
-    flat_nodes = np.flatnonzero(flat.ravel()[used])
-    p = pred[flat_nodes]
-    ok = p >= 0
-    cell = used[flat_nodes[ok]]
-    nxt = used[p[ok]]
-    dr = nxt // cols - cell // cols
-    dc = nxt % cols - cell % cols
-    lut = np.zeros((3, 3), dtype=np.uint8)
-    for (rr, cc), c in _D8_CODE.items():
-        lut[rr + 1, cc + 1] = c
-    out = code.copy()
-    out.ravel()[cell] = lut[dr + 1, dc + 1]
-    return out
+
+def _warm_kernels() -> None:
+    """Load the numba kernels (numba's start-up, about 0.5 s) while the DEM is being read."""
+    try:
+        from georeview.measure import _flowkernels as kernels
+
+        kernels.warm_up()
+    except Exception:  # the main thread imports the kernels again and reports it
+        logger.debug("numba warm-up failed", exc_info=True)
 
 
 def _step_lengths(path: np.ndarray, ncol: int, xres: float, yres: float) -> np.ndarray:
@@ -392,14 +299,14 @@ class _Trace:
 def _classify(
     idx0: int,
     path: np.ndarray,
-    idxs_ds: np.ndarray,
+    code_flat: np.ndarray,
     meet_flat: np.ndarray,
     filled_flat: np.ndarray,
     edge_touch: set[int],
     win: DemWindow,
     length_ft: float,
 ) -> _Trace:
-    """Classify how one D8 path ends (pyflwdir stops it at a meet cell, a pit or the length)."""
+    """Classify how one D8 path ends (it stops at a meet cell, a pit or the length)."""
     ncol = win.elev.shape[1]
     ft_per_unit = win.h_m_per_unit / M_PER_FT
     dist_ft = _step_lengths(path, ncol, win.xres, win.yres) * ft_per_unit
@@ -415,7 +322,7 @@ def _classify(
         )
     end = int(path[-1])
     cell_ft = max(win.xres, win.yres) * ft_per_unit
-    if int(idxs_ds[end]) == end and dist_ft[-1] < length_ft - 1.5 * cell_ft:
+    if code_flat[end] == 0 and dist_ft[-1] < length_ft - 1.5 * cell_ft:
         # a pit that is not a mapped feature: the window's edge or the data's edge
         r, c = divmod(end, ncol)
         rows = win.elev.shape[0]
@@ -428,9 +335,9 @@ def _classify(
 
 def _filled_regions(depth: np.ndarray, win: DemWindow) -> tuple[np.ndarray, set[int]]:
     """Label filled depressions; return labels and those touching an inner window side."""
-    from scipy.ndimage import label
+    from georeview.measure import _flowkernels as kernels
 
-    labels, _ = label(depth > 0, structure=np.ones((3, 3), bool))
+    labels = kernels.label8(depth > 0)
     top, bottom, left, right = win.touches_raster_edge
     sides = []
     if not top:
@@ -465,49 +372,57 @@ def _route(
     site_local: BaseGeometry,
     layers: list[tuple[gpd.GeoDataFrame, str | None, str | None, str]],
     length_ft: float,
+    warm: threading.Thread | None = None,
 ) -> tuple[list[_Trace], np.ndarray, np.ndarray, list[str], bool]:
     """Route flow on one window; return traces, site mask, contributing cells, labels, grow."""
-    import pyflwdir
-
     geoms, labels = _features_in_dem_crs(layers, win)
     sink, meet = _rasterize_features(geoms, win)
+    if warm is not None:
+        warm.join()
+    from georeview.measure import _flowkernels as kernels
+
     d8, depth = _d8_with_sinks(win.elev, sink, win.xres, win.yres)
-    flw = pyflwdir.from_array(d8, ftype="d8", check_ftype=False)
-    idxs_ds = flw.idxs_ds
+    ncol = win.elev.shape[1]
+    code_flat = d8.ravel()
     site = _site_cells(site_local, win)
     if not site.any():
         raise CoverageError("the DEM has no data inside the site", path=win.path)
     site_flat = site.ravel()
     site_idx = np.flatnonzero(site_flat)
-    ds = idxs_ds[site_idx]
+    ds = _downstream(code_flat, site_idx, ncol)
     # discharge: flow leaves the site, or ends inside it on a mapped feature
     leaves = ~site_flat[ds] | (ds == site_idx)
     starts = site_idx[leaves | (meet.ravel()[site_idx] > 0)]
     contrib = _contributing_cells(d8, site)
     filled_labels, edge_touch = _filled_regions(depth, win)
-    # pyflwdir's numba trace: stops at a meet cell, a pit, or before passing max_length (CRS
-    # units). The transform goes in as a plain tuple: numba cannot type affine>=3 objects,
-    # which FlwdirRaster.path would pass. The path is cut at length_ft afterwards.
-    from pyflwdir import core
-
+    # numba trace: stops at a meet cell, a pit, or before passing max_length (CRS units);
+    # the path is cut at length_ft afterwards
     max_len = length_ft * M_PER_FT / win.h_m_per_unit + 2 * max(win.xres, win.yres)
-    paths, _ = core.path(
-        starts.astype(idxs_ds.dtype),
-        idxs_ds,
-        ncol=win.elev.shape[1],
-        mask=(meet > 0).ravel(),
-        max_length=max_len,
-        real_length=True,
-        latlon=False,
-        transform=tuple(float(v) for v in tuple(win.transform)[:6]),
-        mv=flw._mv,
+    dr, dc = kernels.code_offsets()
+    cells, offsets = kernels.trace_paths(
+        code_flat,
+        ncol,
+        starts.astype(np.int64),
+        (meet > 0).ravel(),
+        float(max_len),
+        dr,
+        dc,
+        float(win.xres),
+        float(win.yres),
     )
     meet_flat, filled_flat = meet.ravel(), filled_labels.ravel()
     traces = [
         _classify(
-            int(i), np.asarray(p), idxs_ds, meet_flat, filled_flat, edge_touch, win, length_ft
+            int(i),
+            cells[offsets[k] : offsets[k + 1]],
+            code_flat,
+            meet_flat,
+            filled_flat,
+            edge_touch,
+            win,
+            length_ft,
         )
-        for i, p in zip(starts, paths, strict=True)
+        for k, i in enumerate(starts)
     ]
     grow = any(t.grow for t in traces)
     return traces, site, contrib, labels, grow
@@ -515,20 +430,17 @@ def _route(
 
 def _contributing_cells(d8: np.ndarray, site: np.ndarray) -> np.ndarray:
     """Count the site cells draining through each site cell (on the site's bounding box)."""
-    import pyflwdir
+    from georeview.measure import _flowkernels as kernels
 
     rows = np.flatnonzero(site.any(axis=1))
     cols = np.flatnonzero(site.any(axis=0))
     r0, r1, c0, c1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
-    sub_site = site[r0:r1, c0:c1]
-    if sub_site.size == 1:
-        # A site of one cell (pyflwdir refuses a 1 x 1 grid): it drains only itself.
-        acc = sub_site.astype(np.float64)
-    else:
-        sub = pyflwdir.from_array(d8[r0:r1, c0:c1], ftype="d8", check_ftype=False, mask=sub_site)
-        acc = sub.accuflux(sub_site.astype(np.float64), nodata=0.0)
+    sub_site = np.ascontiguousarray(site[r0:r1, c0:c1])
+    sub_code = np.ascontiguousarray(d8[r0:r1, c0:c1])
+    dr, dc = kernels.code_offsets()
+    acc = kernels.accumulate_inside(sub_code.ravel(), c1 - c0, sub_site.ravel(), dr, dc)
     out = np.zeros(site.shape, dtype=np.float64)
-    out[r0:r1, c0:c1] = np.where(sub_site, acc, 0.0)
+    out[r0:r1, c0:c1] = acc.reshape(sub_site.shape)
     return out
 
 
@@ -603,6 +515,10 @@ def trace_downstream(
         (wetlands, None, wetland_id_field, "wetland"),
     ]
     margin = float(margin_ft)
+    # numba's start-up overlaps reading the DEM and rasterising the features (GDAL and
+    # shapely release the GIL); the kernels are needed only once the window is ready
+    warm = threading.Thread(target=_warm_kernels, name="georeview-numba-warm-up", daemon=True)
+    warm.start()
     for attempt in range(_MAX_GROWTH + 1):
         try:
             grown = read_dem_window(
@@ -624,12 +540,12 @@ def trace_downstream(
             return DownstreamResult(None, None, None, reason=str(exc), length_ft=length_ft)
         win = grown
         if min(win.elev.shape) < 2:
-            # pyflwdir needs a grid of at least 2 x 2 cells to route over.
+            # a path needs a grid of at least 2 x 2 cells to run over
             reason = f"the DEM window is {win.elev.shape[0]} x {win.elev.shape[1]} cells"
             return DownstreamResult(None, None, None, reason=reason, length_ft=length_ft)
         try:
             site_local = geometry_to_crs(site_geom, site_crs, win.crs)
-            traces, site, contrib, labels, grow = _route(win, site_local, layers, length_ft)
+            traces, site, contrib, labels, grow = _route(win, site_local, layers, length_ft, warm)
         except CoverageError as exc:
             logger.info("downstream trace needs more data: %s", exc)
             return DownstreamResult(None, None, None, reason=str(exc), length_ft=length_ft)

@@ -1,0 +1,538 @@
+"""numba kernels of the downstream trace: priority flood with flat routing, path, accumulation.
+
+Kept apart from :mod:`georeview.measure.flow` so that importing the trace module does not import
+numba; every kernel is compiled with ``cache=True``, so a new process loads machine code
+from ``__pycache__`` instead of compiling it again (and no typed ``List`` is built: results
+are flat arrays with offsets).
+
+D8 codes follow the ESRI / pyflwdir convention (1 = east, 2 = south-east, 4 = south,
+8 = south-west, 16 = west, 32 = north-west, 64 = north, 128 = north-east; 0 = outlet).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from numba import njit
+
+#: Neighbour offsets in the order of the previous numpy D8 (ties keep the first listed):
+#: NW, N, NE, W, E, SW, S, SE. The opposite of neighbour k is neighbour 7 - k.
+_DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
+_DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
+_CODE = np.array([32, 64, 128, 16, 1, 8, 4, 2], dtype=np.uint8)
+
+
+def code_offsets() -> tuple[np.ndarray, np.ndarray]:
+    """Row and column step of each D8 code (index = code, 0 for code 0 and non-codes)."""
+    dr = np.zeros(256, dtype=np.int64)
+    dc = np.zeros(256, dtype=np.int64)
+    dr[_CODE] = _DR
+    dc[_CODE] = _DC
+    return dr, dc
+
+
+@njit(cache=True, nogil=True)
+def _sortable(bits: np.int64) -> np.int64:
+    """A float32's bit pattern turned into an integer that sorts like the float (32 bits).
+
+    The sign bit is flipped for positives and all bits for negatives.
+    """
+    if bits & np.int64(0x80000000):
+        return bits ^ np.int64(0xFFFFFFFF)
+    return bits | np.int64(0x80000000)
+
+
+@njit(cache=True, nogil=True)
+def _grow(arr: np.ndarray) -> np.ndarray:
+    """A copy of *arr* with twice the room."""
+    out = np.empty(2 * arr.size, dtype=arr.dtype)
+    out[: arr.size] = arr
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _push(heap: np.ndarray, size: int, key: np.int64) -> None:
+    """Push onto a 4-ary min-heap of int64 keys holding *size* keys (room checked before)."""
+    i = size
+    while i > 0:
+        p = (i - 1) >> 2
+        if heap[p] <= key:
+            break
+        heap[i] = heap[p]
+        i = p
+    heap[i] = key
+
+
+@njit(cache=True, nogil=True)
+def _pop(heap: np.ndarray, size: int) -> tuple[np.int64, int]:
+    """Pop the smallest key of a 4-ary min-heap; returns (key, new size)."""
+    top = heap[0]
+    size -= 1
+    if size > 0:
+        key = heap[size]
+        i = 0
+        while True:
+            c = 4 * i + 1
+            if c >= size:
+                break
+            m = c
+            last = min(c + 4, size)
+            for q in range(c + 1, last):
+                if heap[q] < heap[m]:
+                    m = q
+            if heap[m] >= key:
+                break
+            heap[i] = heap[m]
+            i = m
+        heap[i] = key
+    return top, size
+
+
+@njit(cache=True, nogil=True)
+def _index_bits(n: int) -> int:
+    """Bits needed for a linear index below *n* (the low part of a heap key)."""
+    b = 1
+    while (1 << b) < n:
+        b += 1
+    return b
+
+
+@njit(cache=True, nogil=True)
+def _offsets(pcols: int) -> np.ndarray:
+    """Linear-index step to each neighbour on a grid *pcols* wide."""
+    off = np.empty(8, dtype=np.int64)
+    for k in range(8):
+        off[k] = _DR[k] * pcols + _DC[k]
+    return off
+
+
+@njit(cache=True, nogil=True)
+def fill_depressions(zp: np.ndarray, outlet: np.ndarray) -> np.ndarray:
+    """Fill depressions by priority flood from the *outlet* cells.
+
+    Barnes, Lehman & Mulla (2014), "Priority-Flood: An optimal depression-filling and
+    watershed-labeling algorithm", Algorithm 2 (improved): cells reached from above (in a
+    depression or a flat) go to a plain FIFO queue, only rising cells to the heap. The heap
+    key packs the elevation (as sortable float32 bits) above the cell's linear index, so
+    it compares single integers and ties break by index.
+
+    Parameters
+    ----------
+    zp : numpy.ndarray
+        2-D float32 elevations, C-contiguous, NaN for nodata, with a one-cell frame of NaN
+        all round (so neighbours need no bounds checks); fewer than 2**31 cells.
+    outlet : numpy.ndarray
+        2-D bool of the same shape: the burned sinks on entry. The cells beside nodata
+        (the data's edge) are added in place; together they are the flood's seeds.
+
+    Returns
+    -------
+    numpy.ndarray
+        float32 filled surface of the same shape: every cell raised to the lowest level
+        at which water leaves it for an outlet (NaN for nodata).
+    """
+    rows, cols = zp.shape
+    n = rows * cols
+    zf = zp.ravel()
+    of = outlet.ravel()
+    off = _offsets(cols)
+    filled = np.empty(n, dtype=np.float32)
+    done = np.zeros(n, dtype=np.bool_)
+    bits = _index_bits(n)
+    low = (np.int64(1) << bits) - 1
+    fbuf = np.empty(1, dtype=np.float32)
+    ubuf = fbuf.view(np.uint32)
+    heap = np.empty(max(1024, 4 * (rows + cols)), dtype=np.int64)
+    size = 0
+    fifo = np.empty(max(1024, rows + cols), dtype=np.int64)
+    for i in range(n):
+        v = zf[i]
+        filled[i] = v
+        if np.isnan(v):
+            done[i] = True
+            continue
+        if not of[i]:
+            # the data's edge: a cell beside nodata (the frame counts) drains off the grid
+            for k in range(8):
+                if np.isnan(zf[i + off[k]]):
+                    of[i] = True
+                    break
+        if of[i]:
+            done[i] = True
+            fbuf[0] = v
+            if size == heap.size:
+                heap = _grow(heap)
+            _push(heap, size, (_sortable(np.int64(ubuf[0])) << bits) | i)
+            size += 1
+    head = 0
+    tail = 0
+    while size > 0 or tail > head:
+        if tail > head:
+            i = fifo[head]
+            head += 1
+            if head == tail:
+                head = 0
+                tail = 0
+        else:
+            key, size = _pop(heap, size)
+            i = key & low
+        e = filled[i]
+        for k in range(8):
+            j = i + off[k]
+            if done[j]:
+                continue
+            done[j] = True
+            zj = zf[j]
+            if zj <= e:
+                filled[j] = e
+                if tail == fifo.size:
+                    fifo = _grow(fifo)
+                fifo[tail] = j
+                tail += 1
+            else:
+                fbuf[0] = zj
+                if size == heap.size:
+                    heap = _grow(heap)
+                _push(heap, size, (_sortable(np.int64(ubuf[0])) << bits) | j)
+                size += 1
+    return filled.reshape(rows, cols)
+
+
+def d8_flats(
+    fp: np.ndarray, outlet: np.ndarray, xres: float, yres: float, threads: int = 2
+) -> np.ndarray:
+    """D8 directions on a filled surface, flats drained towards lower terrain.
+
+    A cell with a lower neighbour flows to the steepest one (drop / step length), on
+    *threads* threads over row ranges (the kernels release the GIL). The cells of a flat
+    (no lower neighbour, not an outlet) then flow along the shortest path, over the flat
+    and weighted by step length, to the nearest cell of the same height that drains (has
+    a direction, or is an outlet): a multi-source Dijkstra search from those cells
+    (:func:`_drain_flats`). Weighting by length, not by steps, keeps paths across wide
+    flats from drifting diagonally; the distance falls strictly along the flat and the
+    height along the rest, so no loop can form.
+
+    Parameters
+    ----------
+    fp : numpy.ndarray
+        2-D float32 depression-filled surface, C-contiguous, NaN for nodata, with a
+        one-cell frame of NaN all round.
+    outlet : numpy.ndarray
+        2-D bool of the same shape; outlets without a lower neighbour get code 0.
+    xres, yres : float
+        Cell width and height (CRS units).
+    threads : int, optional
+        Threads for the steepest-descent pass.
+
+    Returns
+    -------
+    numpy.ndarray
+        uint8 D8 codes of the same shape (0 for outlets, nodata and the frame).
+    """
+    rows = fp.shape[0]
+    code = np.zeros(fp.shape, dtype=np.uint8)
+    flat = np.zeros(fp.shape, dtype=np.bool_)
+    cuts = np.linspace(1, rows - 1, max(1, threads) + 1).astype(int)
+    ranges = [(int(a), int(b)) for a, b in itertools.pairwise(cuts) if b > a]
+    if len(ranges) > 1 and fp.size > 1_000_000:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=len(ranges)) as pool:
+            n_flat = sum(
+                pool.map(lambda r: _steepest(fp, outlet, xres, yres, code, flat, *r), ranges)
+            )
+    else:
+        n_flat = _steepest(fp, outlet, xres, yres, code, flat, 1, rows - 1)
+    if n_flat:
+        _drain_flats(fp, xres, yres, code, flat)
+    return code
+
+
+@njit(cache=True, nogil=True)
+def _steps(xres: float, yres: float) -> np.ndarray:
+    """Length of the step to each neighbour (float32)."""
+    step = np.empty(8, dtype=np.float32)
+    for k in range(8):
+        step[k] = np.float32(np.hypot(_DR[k] * yres, _DC[k] * xres))
+    return step
+
+
+@njit(cache=True, nogil=True)
+def _steepest(
+    fp: np.ndarray,
+    outlet: np.ndarray,
+    xres: float,
+    yres: float,
+    code: np.ndarray,
+    flat: np.ndarray,
+    r0: int,
+    r1: int,
+) -> int:
+    """Steepest-descent codes of rows ``r0..r1 - 1`` (inside the frame); mark the flat cells.
+
+    Returns how many flat cells (no lower neighbour, not an outlet) the rows hold.
+    """
+    cols = fp.shape[1]
+    ff = fp.ravel()
+    of = outlet.ravel()
+    cf = code.ravel()
+    fl = flat.ravel()
+    off = _offsets(cols)
+    step = _steps(xres, yres)
+    inv = np.empty(8, dtype=np.float32)
+    for k in range(8):
+        inv[k] = np.float32(1.0) / step[k]
+    n_flat = 0
+    for i in range(r0 * cols + 1, (r1 - 1) * cols + cols - 1):
+        e = ff[i]
+        if np.isnan(e):
+            continue
+        best = np.float32(0.0)
+        bk = -1
+        for k in range(8):
+            f = ff[i + off[k]]
+            if f < e:  # False for NaN
+                s = (e - f) * inv[k]
+                if s > best:
+                    best = s
+                    bk = k
+        if bk >= 0:
+            cf[i] = _CODE[bk]
+        elif not of[i]:
+            fl[i] = True
+            n_flat += 1
+    return n_flat
+
+
+@njit(cache=True, nogil=True)
+def _drain_flats(
+    fp: np.ndarray, xres: float, yres: float, code: np.ndarray, flat: np.ndarray
+) -> None:
+    """Give the *flat* cells the first step of their shortest way out (in *code*).
+
+    Multi-source Dijkstra from the drained cells bordering each flat, with a heap key
+    packing the distance (float32 bits) above the linear index.
+    """
+    rows, cols = fp.shape
+    n = rows * cols
+    ff = fp.ravel()
+    cf = code.ravel()
+    fl = flat.ravel()
+    off = _offsets(cols)
+    step = _steps(xres, yres)
+    bits = _index_bits(n)
+    low = (np.int64(1) << bits) - 1
+    dist = np.full(n, np.inf, dtype=np.float32)
+    fbuf = np.empty(1, dtype=np.float32)
+    ubuf = fbuf.view(np.uint32)
+    heap = np.empty(1024, dtype=np.int64)
+    size = 0
+    # seeds: flat cells next to a drained cell of their height, one step from it
+    for i in range(cols + 1, n - cols - 1):
+        if not fl[i]:
+            continue
+        e = ff[i]
+        bd = np.float32(np.inf)
+        bk = -1
+        for k in range(8):
+            j = i + off[k]
+            if not fl[j] and ff[j] == e and step[k] < bd:
+                bd = step[k]
+                bk = k
+        if bk >= 0:
+            dist[i] = bd
+            cf[i] = _CODE[bk]
+            fbuf[0] = bd
+            if size == heap.size:
+                heap = _grow(heap)
+            _push(heap, size, (np.int64(ubuf[0]) << bits) | i)
+            size += 1
+    while size > 0:
+        key, size = _pop(heap, size)
+        i = key & low
+        fbuf[0] = dist[i]
+        if (np.int64(ubuf[0]) << bits) | i != key:
+            continue  # an older entry: the cell's distance was lowered since
+        d = dist[i]
+        for k in range(8):
+            j = i + off[k]
+            if not fl[j]:
+                continue
+            nd = d + step[k]
+            if nd < dist[j]:
+                dist[j] = nd
+                cf[j] = _CODE[7 - k]  # back towards i
+                fbuf[0] = nd
+                if size == heap.size:
+                    heap = _grow(heap)
+                _push(heap, size, (np.int64(ubuf[0]) << bits) | j)
+                size += 1
+
+
+@njit(cache=True, nogil=True)
+def _walk(
+    code: np.ndarray,
+    ncol: int,
+    start: int,
+    mask: np.ndarray,
+    max_len: float,
+    dr: np.ndarray,
+    dc: np.ndarray,
+    xres: float,
+    yres: float,
+    out: np.ndarray,
+    pos: int,
+    write: bool,
+) -> int:
+    """Follow D8 codes from *start*; return the number of cells (written at out[pos:])."""
+    i = start
+    n = 0
+    length = 0.0
+    while True:
+        if write:
+            out[pos + n] = i
+        n += 1
+        if mask[i]:
+            break
+        cd = code[i]
+        if cd == 0:
+            break
+        step = np.hypot(dr[cd] * yres, dc[cd] * xres)
+        if length + step > max_len:
+            break
+        length += step
+        i = i + dr[cd] * ncol + dc[cd]
+    return n
+
+
+@njit(cache=True, nogil=True)
+def trace_paths(
+    code: np.ndarray,
+    ncol: int,
+    starts: np.ndarray,
+    mask: np.ndarray,
+    max_len: float,
+    dr: np.ndarray,
+    dc: np.ndarray,
+    xres: float,
+    yres: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """D8 paths from each start: stop at a *mask* cell (kept), an outlet, or *max_len*.
+
+    Same stopping rules as pyflwdir's ``core.path`` (a step that would pass *max_len* is
+    not taken). Returns the concatenated linear indices and offsets (path k is
+    ``cells[offsets[k]:offsets[k + 1]]``).
+    """
+    m = starts.size
+    offsets = np.zeros(m + 1, dtype=np.int64)
+    dummy = np.empty(0, dtype=np.int64)
+    for k in range(m):
+        offsets[k + 1] = offsets[k] + _walk(
+            code, ncol, starts[k], mask, max_len, dr, dc, xres, yres, dummy, 0, False
+        )
+    cells = np.empty(offsets[m], dtype=np.int64)
+    for k in range(m):
+        _walk(code, ncol, starts[k], mask, max_len, dr, dc, xres, yres, cells, offsets[k], True)
+    return cells, offsets
+
+
+@njit(cache=True, nogil=True)
+def accumulate_inside(
+    code: np.ndarray, ncol: int, inside: np.ndarray, dr: np.ndarray, dc: np.ndarray
+) -> np.ndarray:
+    """Count the *inside* cells draining through each inside cell, along inside cells only.
+
+    *code* and *inside* are flat views of a grid *ncol* wide. Flow that leaves the inside
+    cells (or the grid) stops counting there. Topological order by in-degree
+    (each cell is added to its downstream cell once all its upstream cells are done).
+    """
+    n = inside.size
+    nrow = n // ncol
+    acc = np.zeros(n, dtype=np.float64)
+    indeg = np.zeros(n, dtype=np.int32)
+    ds = np.full(n, -1, dtype=np.int64)
+    cells = np.flatnonzero(inside)
+    for i in cells:
+        acc[i] = 1.0
+        cd = code[i]
+        if cd != 0:
+            r = i // ncol + dr[cd]
+            c = i % ncol + dc[cd]
+            if r < 0 or r >= nrow or c < 0 or c >= ncol:
+                continue  # flows off the grid given
+            j = r * ncol + c
+            if inside[j]:
+                ds[i] = j
+                indeg[j] += 1
+    queue = np.empty(cells.size, dtype=np.int64)
+    head = 0
+    tail = 0
+    for i in cells:
+        if indeg[i] == 0:
+            queue[tail] = i
+            tail += 1
+    while head < tail:
+        i = queue[head]
+        head += 1
+        j = ds[i]
+        if j >= 0:
+            acc[j] += acc[i]
+            indeg[j] -= 1
+            if indeg[j] == 0:
+                queue[tail] = j
+                tail += 1
+    return acc
+
+
+def warm_up() -> None:
+    """Run every kernel once on a tiny grid, so numba loads (or compiles) their code now."""
+    zp = np.full((5, 5), np.nan, dtype=np.float32)
+    zp[1:-1, 1:-1] = np.array([[3, 3, 3], [3, 1, 3], [3, 2, 3]], dtype=np.float32)
+    outlet = np.zeros(zp.shape, dtype=np.bool_)
+    filled = fill_depressions(zp, outlet)
+    code = d8_flats(filled, outlet, 1.0, 1.0, threads=1)
+    dr, dc = code_offsets()
+    flat_code = code.ravel()
+    trace_paths(flat_code, 5, np.array([12], dtype=np.int64), outlet.ravel(), 3.0, dr, dc, 1.0, 1.0)
+    accumulate_inside(flat_code, 5, np.isfinite(zp).ravel(), dr, dc)
+    label8(outlet)
+
+
+@njit(cache=True, nogil=True)
+def label8(mask: np.ndarray) -> np.ndarray:
+    """Number the 8-connected patches of *mask* 1, 2, ... in raster order (0 elsewhere).
+
+    The same numbering as ``scipy.ndimage.label`` with a 3 x 3 structure, without
+    importing scipy.ndimage (0.4 s) on the trace's path.
+    """
+    rows, cols = mask.shape
+    m = mask.ravel()
+    lab = np.zeros(rows * cols, dtype=np.int32)
+    stack = np.empty(1024, dtype=np.int64)
+    current = 0
+    for s in range(rows * cols):
+        if not m[s] or lab[s] != 0:
+            continue
+        current += 1
+        lab[s] = current
+        stack[0] = s
+        top = 1
+        while top > 0:
+            top -= 1
+            i = stack[top]
+            r = i // cols
+            c = i - r * cols
+            for k in range(8):
+                rr = r + _DR[k]
+                cc = c + _DC[k]
+                if rr < 0 or rr >= rows or cc < 0 or cc >= cols:
+                    continue
+                j = rr * cols + cc
+                if m[j] and lab[j] == 0:
+                    lab[j] = current
+                    if top == stack.size:
+                        stack = _grow(stack)
+                    stack[top] = j
+                    top += 1
+    return lab.reshape(rows, cols)
