@@ -53,7 +53,7 @@ elif mode == "contours":
                                 use_arrow=True, append=k > 0)
     out = {"n_lines": len(gdf)}
 else:
-    res = steep_slopes(dem, "m", area, crs, polygons=(mode == "polygons"))
+    res = steep_slopes(dem, "m", area, crs, polygons=(mode == "polygons"), threshold_pct=STEEP_PCT)
     out = res.to_dict()
 t_call = time.perf_counter() - t1
 rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -62,6 +62,8 @@ print(json.dumps({"t_call": t_call, "t_import": t_import, "rss_mb": rss_mb, **ou
 
 GDAL_CHILD = r"""
 import json, resource, subprocess, sys, time
+
+STEEP_PCT = 20.0  # the shipped ordinances' steep_slope_pct
 t0 = time.perf_counter()
 subprocess.run(sys.argv[1:], check=True)
 t = time.perf_counter() - t0

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "STEEP_SLOPE_PCT",
     "WISCONSIN_ELEVATION_FT",
     "DemWindow",
     "SteepSlopeResult",
@@ -48,8 +47,6 @@ __all__ = [
     "vertical_units_warnings",
 ]
 
-#: Threshold of the slope rules: Somers 17.08(C)(3)(c) (>= 20 %), Deerfield 31.06(4) (> 20 %).
-STEEP_SLOPE_PCT = 20.0
 
 #: Lowest and highest land surface of Wisconsin, international feet: Lake Michigan's
 #: low-water datum (577.5 ft IGLD 1985) and Timms Hill (1,951 ft), Wisconsin's highest point
@@ -355,7 +352,7 @@ def _offset_transform(tf: Affine, row_off: int, col_off: int) -> Affine:
     )
 
 
-def _open_dem(path: object) -> Any:
+def open_dem(path: object) -> Any:
     """Open a DEM with rasterio, turning failures into DataSourceError."""
     import rasterio
 
@@ -484,7 +481,7 @@ def read_dem_window(
         When the DEM does not reach the geometry, or the window holds no data.
     """
     v_m = metres_per_unit(vertical_units)
-    with _open_dem(path) as src:
+    with open_dem(path) as src:
         info = dem_crs_info(src.crs, path)
         local = geometry_to_crs(geom, geom_crs, info.crs)
         if local.is_empty:
@@ -602,7 +599,7 @@ class SteepSlopeResult:
     cell_area_sqft : float
         Area of one DEM cell.
     threshold_pct : float
-        The threshold used (20 %).
+        The threshold used, percent.
     polygons : geopandas.GeoDataFrame or None
         Steep (>= threshold) areas, one polygon per connected patch, with ``area_sqft``,
         in the working CRS; None when polygons were not asked for.
@@ -615,7 +612,7 @@ class SteepSlopeResult:
     n_cells: int
     n_nodata_cells: int
     cell_area_sqft: float
-    threshold_pct: float = STEEP_SLOPE_PCT
+    threshold_pct: float
     polygons: gpd.GeoDataFrame | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -746,7 +743,7 @@ def _run_strips_in_env(
     from concurrent.futures import ThreadPoolExecutor
 
     if len(strips) < 2:
-        with _open_dem(job.path) as src:
+        with open_dem(job.path) as src:
             return [_strip_stats(job, src, r0, r1) for r0, r1 in strips]
     local = threading.local()
     handles: list[Any] = []
@@ -755,7 +752,7 @@ def _run_strips_in_env(
     def work(bounds: tuple[int, int]) -> tuple[int, int, float, float, int, int]:
         src = getattr(local, "src", None)
         if src is None:
-            src = local.src = _open_dem(job.path)
+            src = local.src = open_dem(job.path)
             with lock:
                 handles.append(src)
         return _strip_stats(job, src, *bounds)
@@ -774,12 +771,12 @@ def steep_slopes(
     area: BaseGeometry,
     area_crs: Any,
     *,
+    threshold_pct: float,
     working_crs: Any = "EPSG:3071",
-    threshold_pct: float = STEEP_SLOPE_PCT,
     polygons: bool = True,
     strip_rows: int = 128,
 ) -> SteepSlopeResult:
-    """Measure slopes of 20 % or more inside a disturbed area.
+    """Measure slopes at or above ``threshold_pct`` (the ordinance's) inside a disturbed area.
 
     The DEM is read in row strips (each with a one-row halo) over the window of the area's
     bounds, so peak memory stays near one strip plus a one-byte steep mask per cell.
@@ -796,8 +793,8 @@ def steep_slopes(
         CRS of *area*.
     working_crs : CRS-like, optional
         CRS of the returned polygons (default EPSG:3071).
-    threshold_pct : float, optional
-        Steep-slope threshold, percent (default 20).
+    threshold_pct : float
+        Steep-slope threshold, percent (the ordinance's ``steep_slope_pct`` parameter).
     polygons : bool, optional
         Whether to polygonise the steep cells for the map (default True).
     strip_rows : int, optional
@@ -817,7 +814,7 @@ def steep_slopes(
     v_m = metres_per_unit(vertical_units)
     if area is None or area.is_empty or area.geom_type not in {"Polygon", "MultiPolygon"}:
         raise InputError("the disturbed area must be a non-empty polygon or multipolygon")
-    with _open_dem(dem_path) as src:
+    with open_dem(dem_path) as src:
         info = dem_crs_info(src.crs, dem_path)
         local = geometry_to_crs(area, area_crs, info.crs)
         rb = src.bounds
@@ -1066,7 +1063,7 @@ def contours_ft(
     if not (interval_ft > 0 and math.isfinite(interval_ft)):
         raise InputError(f"the contour interval must be positive, got {interval_ft}")
     v_m = metres_per_unit(vertical_units)
-    with _open_dem(dem_path) as src:
+    with open_dem(dem_path) as src:
         info = dem_crs_info(src.crs, dem_path)
         local = geometry_to_crs(area, area_crs, info.crs)
         if local.is_empty:
@@ -1101,7 +1098,7 @@ def contours_ft(
 
         src = getattr(local_handles, "src", None)
         if src is None:
-            src = local_handles.src = _open_dem(dem_path)
+            src = local_handles.src = open_dem(dem_path)
             with lock:
                 handles.append(src)
         raw = _read_rows(src, Window(col_off, row_off + b[0], cols, b[1] - b[0] + 1), dem_path)

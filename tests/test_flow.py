@@ -15,8 +15,11 @@ from scipy.ndimage import distance_transform_edt
 from shapely.geometry import LineString, Point, box
 
 from georeview.errors import CRSError, InputError
-from georeview.measure.flow import QUARTER_MILE_FT, trace_downstream
+from georeview.measure.flow import trace_downstream
 from georeview.units import M_PER_FT
+
+#: Somers 17.10(B)(4)(h): "within 1/4 mile downstream" = 5,280 / 4 ft.
+QUARTER_MILE_FT = 1320.0
 
 X0, Y0 = 500_000.0, 300_000.0  # upper-left corner of the synthetic DEMs (EPSG:3071)
 
@@ -61,7 +64,13 @@ def test_trace_from_above_lake_huron_reaches_it(plainfield):
     c = huron.centroid
     site = Point(c.x, huron.bounds[3] + 150).buffer(40)
     res = trace_downstream(
-        plainfield["dem"], "m", site, plainfield["crs"], waters=lakes, name_field="Name"
+        plainfield["dem"],
+        "m",
+        site,
+        plainfield["crs"],
+        waters=lakes,
+        name_field="Name",
+        length_ft=QUARTER_MILE_FT,
     )
     assert res.reaches_water_within_quarter_mile is True
     assert res.receiving_feature == "Lake Huron"
@@ -92,6 +101,7 @@ def test_window_size_does_not_change_the_result(plainfield):
             waters=lakes,
             name_field="Name",
             margin_ft=m,
+            length_ft=QUARTER_MILE_FT,
         )
         for m in (100.0, 3000.0)
     ]
@@ -111,7 +121,13 @@ def test_hilltop_far_from_water_does_not_reach_it(plainfield):
     x, y = tf.c + tf.a * (c + 0.5), tf.f + tf.e * (r + 0.5)
     site = Point(x, y).buffer(30)
     res = trace_downstream(
-        plainfield["dem"], "m", site, plainfield["crs"], waters=lakes, name_field="Name"
+        plainfield["dem"],
+        "m",
+        site,
+        plainfield["crs"],
+        waters=lakes,
+        name_field="Name",
+        length_ft=QUARTER_MILE_FT,
     )
     assert res.reaches_water_within_quarter_mile is False
     assert res.distance_ft is None
@@ -142,7 +158,7 @@ def test_trace_crosses_pit_and_flat_to_the_stream(tmp_path):
     dem = write_dem(tmp_path / "valley.tif", _valley_dem())
     waters = gpd.GeoDataFrame({"GNIS_NAME": ["Test Creek"]}, geometry=[STREAM], crs=3071)
     site = cell_box(90, 110, 20, 41)
-    res = trace_downstream(dem, "m", site, "EPSG:3071", waters=waters)
+    res = trace_downstream(dem, "m", site, "EPSG:3071", waters=waters, length_ft=QUARTER_MILE_FT)
     assert res.reaches_water_within_quarter_mile is True
     assert res.receiving_feature == "Test Creek"
     # last site cell centre x = 40.5; the buffered stream begins at centre 299.5 (1.5 cells)
@@ -164,7 +180,9 @@ def test_wetland_is_named_by_id(tmp_path):
     wet = gpd.GeoDataFrame(
         {"WETCODE": ["E1K"]}, geometry=[cell_box(60, 140, 250, 270)], crs=3071, index=[17]
     )
-    res = trace_downstream(dem, "m", cell_box(90, 110, 20, 41), "EPSG:3071", wetlands=wet)
+    res = trace_downstream(
+        dem, "m", cell_box(90, 110, 20, 41), "EPSG:3071", wetlands=wet, length_ft=QUARTER_MILE_FT
+    )
     assert res.reaches_water_within_quarter_mile is True
     assert res.receiving_feature == "wetland 17"
     # buffered wetland starts at centre 248.5 (1.5 cells west of its edge at 250)
@@ -180,7 +198,7 @@ def test_stream_beside_the_path_counts(tmp_path):
     stream = LineString([(col_x(100), Y0 - 29.5), (col_x(200), Y0 - 29.5)])  # row 29 centre
     waters = gpd.GeoDataFrame({"GNIS_NAME": [None]}, geometry=[stream], crs=3071)
     site = cell_box(30, 31, 10, 20)  # row 30, one row south of the stream
-    res = trace_downstream(dem, "m", site, "EPSG:3071", waters=waters)
+    res = trace_downstream(dem, "m", site, "EPSG:3071", waters=waters, length_ft=QUARTER_MILE_FT)
     assert res.reaches_water_within_quarter_mile is True
     assert res.receiving_feature == "water 0"
     assert res.distance_ft == pytest.approx((100 - 1.5 - 19) / M_PER_FT, abs=1.5 / M_PER_FT)
@@ -189,7 +207,9 @@ def test_stream_beside_the_path_counts(tmp_path):
 def test_dem_not_covering_the_path_gives_none_with_reason(tmp_path):
     """Flow runs east off a 400 m DEM 359 m after the site: short of 1/4 mile (402 m)."""
     dem = write_dem(tmp_path / "short.tif", _valley_dem())
-    res = trace_downstream(dem, "m", cell_box(90, 110, 20, 41), "EPSG:3071")
+    res = trace_downstream(
+        dem, "m", cell_box(90, 110, 20, 41), "EPSG:3071", length_ft=QUARTER_MILE_FT
+    )
     assert res.reaches_water_within_quarter_mile is None
     assert res.distance_ft is None
     assert "does not cover" in res.reason
@@ -200,7 +220,7 @@ def test_dem_not_covering_the_path_gives_none_with_reason(tmp_path):
 def test_site_outside_dem_gives_none_with_reason(tmp_path):
     dem = write_dem(tmp_path / "valley.tif", _valley_dem())
     far = box(X0 + 5000, Y0 - 5000, X0 + 5100, Y0 - 4900)
-    res = trace_downstream(dem, "m", far, "EPSG:3071")
+    res = trace_downstream(dem, "m", far, "EPSG:3071", length_ft=QUARTER_MILE_FT)
     assert res.reaches_water_within_quarter_mile is None
     assert str(dem) in res.reason
 
@@ -208,10 +228,12 @@ def test_site_outside_dem_gives_none_with_reason(tmp_path):
 def test_geographic_dem_and_bad_input_are_errors(tmp_path):
     geo = CENTRAL_SANDS / "pleasant_dem40m_clip.tif"  # USGS, EPSG:4269 (geographic)
     with pytest.raises(CRSError):
-        trace_downstream(geo, "m", box(-89.56, 43.95, -89.55, 43.96), "EPSG:4269")
+        trace_downstream(
+            geo, "m", box(-89.56, 43.95, -89.55, 43.96), "EPSG:4269", length_ft=QUARTER_MILE_FT
+        )
     dem = write_dem(tmp_path / "valley.tif", _valley_dem())
     with pytest.raises(InputError):
-        trace_downstream(dem, "m", Point(X0, Y0).buffer(0), "EPSG:3071")
+        trace_downstream(dem, "m", Point(X0, Y0).buffer(0), "EPSG:3071", length_ft=QUARTER_MILE_FT)
     with pytest.raises(InputError):
         trace_downstream(dem, "m", cell_box(90, 110, 20, 41), "EPSG:3071", length_ft=0)
 

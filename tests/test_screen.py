@@ -31,6 +31,9 @@ from georeview.pipeline.screen import (
 from georeview.rules import judge, judge_frame, load_ordinance
 from georeview.sanitise import csv_cell
 
+#: Somers 17.08(C)(3)(c) "slopes of 20% or more".
+STEEP_PCT = 20.0
+
 SQFT_PER_SQM = 1 / 0.3048**2  # international foot, exact
 X0, Y0 = 500_000.0, 300_000.0
 
@@ -342,7 +345,15 @@ def test_steep_slopes_equal_terrain_per_parcel(tmp_path: Path, village_layers: P
         gpd.GeoDataFrame({"PARCELID": list("abcde")}, geometry=geoms, crs="EPSG:3071"), ctx
     )
     for i, g in enumerate(geoms[:4]):
-        ref = steep_slopes(path, "m", g, "EPSG:3071", working_crs="EPSG:3071", polygons=False)
+        ref = steep_slopes(
+            path,
+            "m",
+            g,
+            "EPSG:3071",
+            working_crs="EPSG:3071",
+            polygons=False,
+            threshold_pct=STEEP_PCT,
+        )
         assert out["steep_slope_sqft"].iloc[i] == pytest.approx(ref.steep_slope_area_sqft, abs=1e-6)
         assert out["steep_slope_gt_sqft"].iloc[i] == pytest.approx(
             ref.steep_slope_area_gt_sqft, abs=1e-6

@@ -25,6 +25,9 @@ from georeview.terrain import (
 )
 from georeview.units import M_PER_FT, M_PER_US_FT
 
+#: Somers 17.08(C)(3)(c) "slopes of 20% or more"; Deerfield 31.06(4) compares > 20 %.
+STEEP_PCT = 20.0
+
 # --------------------------------------------------------------------------- fixtures
 
 
@@ -193,7 +196,7 @@ def test_metre_elevations_in_a_us_feet_crs(tmp_path):
         origin=(2_220_000.0, 390_000.0),
     )
     area, crs = _extent(dem)
-    res = steep_slopes(dem, "m", area, crs, polygons=False)
+    res = steep_slopes(dem, "m", area, crs, polygons=False, threshold_pct=STEEP_PCT)
     assert res.max_slope_pct == pytest.approx(25.0, rel=1e-6)
     # interior cells: (20 - 2) x (30 - 2); each 10 x 10 US survey feet
     cell_sqft = (res_usft * M_PER_US_FT / M_PER_FT) ** 2
@@ -209,11 +212,11 @@ def test_feet_elevations_in_a_metre_crs(tmp_path):
     z = np.tile(z_ft, (12, 1)).astype(np.float32)
     dem = write_dem(tmp_path / "ft_in_m.tif", z, res=(2.0, 2.0))
     area, crs = _extent(dem)
-    res = steep_slopes(dem, "ft", area, crs, polygons=False)
+    res = steep_slopes(dem, "ft", area, crs, polygons=False, threshold_pct=STEEP_PCT)
     assert res.max_slope_pct == pytest.approx(15.0, rel=1e-5)
     assert res.steep_slope_area_sqft == 0.0
     # the same grid read as metres would be 15 / 0.3048 = 49.2 %: all steep
-    wrong = steep_slopes(dem, "m", area, crs, polygons=False)
+    wrong = steep_slopes(dem, "m", area, crs, polygons=False, threshold_pct=STEEP_PCT)
     assert wrong.max_slope_pct == pytest.approx(15.0 / M_PER_FT, rel=1e-5)
 
 
@@ -238,7 +241,7 @@ def test_steep_area_hand_worked(tmp_path):
     dem = _ramp_dem(tmp_path, 0.5, 2.0)
     x0, y0 = 500_000.0, 300_000.0
     area = box(x0 + 5 * 2 + 0.3, y0 - 15 * 2 + 0.3, x0 + 15 * 2 - 0.3, y0 - 5 * 2 - 0.3)
-    res = steep_slopes(dem, "m", area, "EPSG:3071")
+    res = steep_slopes(dem, "m", area, "EPSG:3071", threshold_pct=STEEP_PCT)
     assert res.n_cells == 100
     assert res.steep_slope_area_sqft == pytest.approx(200.0 / M_PER_FT**2, rel=1e-12)
     assert res.steep_slope_area_gt_sqft == pytest.approx(200.0 / M_PER_FT**2, rel=1e-12)
@@ -263,7 +266,7 @@ def test_steep_exactly_twenty_percent_splits_the_comparisons(tmp_path):
     x0, y0 = 500_000.0, 300_000.0
     # columns 12-16, rows 3-6: 20 cells, all at exactly 20 %
     area = box(x0 + 12 * 2.5 + 0.1, y0 - 7 * 2.5 + 0.1, x0 + 17 * 2.5 - 0.1, y0 - 3 * 2.5 - 0.1)
-    res = steep_slopes(dem, "m", area, "EPSG:3071", polygons=False)
+    res = steep_slopes(dem, "m", area, "EPSG:3071", polygons=False, threshold_pct=STEEP_PCT)
     assert res.n_cells == 20
     assert res.max_slope_pct == 20.0
     assert res.steep_slope_area_sqft == pytest.approx(20 * 6.25 / M_PER_FT**2, rel=1e-12)
@@ -288,15 +291,21 @@ def test_steep_area_on_feet_dem_matches_gdaldem_cells(feet_dem, tmp_path):
     # reprojected back into the DEM's CRS the polygon moves by far less than a cell
     poly_back = gpd.GeoSeries([poly_ll], crs="EPSG:4326").to_crs("EPSG:2289").iloc[0]
     assert poly_back.symmetric_difference(poly).area < 1.0
-    res = steep_slopes(feet_dem, "us_ft", poly, "EPSG:2289", polygons=False)
+    res = steep_slopes(
+        feet_dem, "us_ft", poly, "EPSG:2289", polygons=False, threshold_pct=STEEP_PCT
+    )
     assert res.n_cells == np.count_nonzero(ok)
     assert res.steep_slope_area_sqft == pytest.approx(n_ge * cell_sqft, rel=1e-12)
     assert res.steep_slope_area_gt_sqft == pytest.approx(n_gt * cell_sqft, rel=1e-12)
     assert res.max_slope_pct == pytest.approx(np.max(expected[ok]), abs=1e-3)
     assert res.mean_slope_pct == pytest.approx(np.mean(expected[ok]), abs=1e-3)
-    strips = steep_slopes(feet_dem, "us_ft", poly, "EPSG:2289", polygons=False, strip_rows=7)
+    strips = steep_slopes(
+        feet_dem, "us_ft", poly, "EPSG:2289", polygons=False, strip_rows=7, threshold_pct=STEEP_PCT
+    )
     assert strips == res
-    ll = steep_slopes(feet_dem, "us_ft", poly_ll, "EPSG:4326", polygons=False)
+    ll = steep_slopes(
+        feet_dem, "us_ft", poly_ll, "EPSG:4326", polygons=False, threshold_pct=STEEP_PCT
+    )
     assert ll.n_cells == pytest.approx(res.n_cells, rel=1e-3)
 
 
@@ -304,7 +313,7 @@ def test_steep_polygons_on_plainfield_custom_crs(plainfield_dem):
     """The Plainfield DEM's CRS has no EPSG code; polygons come back in EPSG:3071 with the
     same total area as the counted steep cells (the two CRSs are practically EPSG:3070)."""
     area_3071 = box(562_500.0, 413_500.0, 565_500.0, 416_500.0)  # EPSG:3071-ish metres
-    res = steep_slopes(plainfield_dem, "m", area_3071, "EPSG:3071")
+    res = steep_slopes(plainfield_dem, "m", area_3071, "EPSG:3071", threshold_pct=STEEP_PCT)
     assert res.polygons.crs.to_epsg() == 3071
     assert res.n_cells > 80_000
     total = res.polygons["area_sqft"].sum()
@@ -343,14 +352,16 @@ def test_window_read_is_local_and_exact(plainfield_dem, feet_dem):
 def test_geographic_dem_is_refused():
     dem = CENTRAL_SANDS / "pleasant_dem40m_clip.tif"  # USGS Pleasant Lake, EPSG:4269
     with pytest.raises(CRSError, match="geographic") as info:
-        steep_slopes(dem, "m", box(-89.56, 43.95, -89.55, 43.96), "EPSG:4269")
+        steep_slopes(
+            dem, "m", box(-89.56, 43.95, -89.55, 43.96), "EPSG:4269", threshold_pct=STEEP_PCT
+        )
     assert str(dem) in str(info.value)
 
 
 def test_area_outside_dem_raises_coverage_error(plainfield_dem):
     far = box(600_000, 300_000, 600_100, 300_100)
     with pytest.raises(CoverageError) as info:
-        steep_slopes(plainfield_dem, "m", far, "EPSG:3071")
+        steep_slopes(plainfield_dem, "m", far, "EPSG:3071", threshold_pct=STEEP_PCT)
     assert str(plainfield_dem) in str(info.value)
     with pytest.raises(CoverageError):
         read_dem_window(plainfield_dem, "m", far, "EPSG:3071")
@@ -361,7 +372,7 @@ def test_all_nodata_raises_coverage_error(tmp_path):
     dem = write_dem(tmp_path / "empty.tif", z, nodata=-9999.0)
     area, crs = _extent(dem)
     with pytest.raises(CoverageError, match="no"):
-        steep_slopes(dem, "m", area.buffer(-2), crs)
+        steep_slopes(dem, "m", area.buffer(-2), crs, threshold_pct=STEEP_PCT)
     with pytest.raises(CoverageError):
         read_dem_window(dem, "m", area.buffer(-2), crs)
 
@@ -375,10 +386,10 @@ def test_truncated_dem_raises_data_source_error(plainfield_dem, tmp_path):
         bounds = ds.bounds
     area = box(bounds.left + 100, bounds.bottom + 100, bounds.right - 100, bounds.top - 100)
     with pytest.raises(DataSourceError) as info:
-        steep_slopes(bad, "m", area, crs, polygons=False)
+        steep_slopes(bad, "m", area, crs, polygons=False, threshold_pct=STEEP_PCT)
     assert str(bad) in str(info.value)
     with pytest.raises(DataSourceError):
-        steep_slopes(tmp_path / "missing.tif", "m", area, crs)
+        steep_slopes(tmp_path / "missing.tif", "m", area, crs, threshold_pct=STEEP_PCT)
 
 
 # --------------------------------------------------------------------------- contours

@@ -1,4 +1,4 @@
-"""numba kernels of the downstream trace: priority flood with flat routing, path, accumulation.
+"""numba kernels of the downstream trace: D8 with flat routing, paths, accumulation, labels.
 
 Kept apart from :mod:`georeview.measure.flow` so that importing the trace module does not import
 numba; every kernel is compiled with ``cache=True``, so a new process loads machine code
@@ -105,98 +105,6 @@ def _offsets(pcols: int) -> np.ndarray:
     for k in range(8):
         off[k] = _DR[k] * pcols + _DC[k]
     return off
-
-
-@njit(cache=True, nogil=True)
-def fill_depressions(zp: np.ndarray, outlet: np.ndarray) -> np.ndarray:
-    """Fill depressions by priority flood from the *outlet* cells.
-
-    Barnes, Lehman & Mulla (2014), "Priority-Flood: An optimal depression-filling and
-    watershed-labeling algorithm", Algorithm 2 (improved): cells reached from above (in a
-    depression or a flat) go to a plain FIFO queue, only rising cells to the heap. The heap
-    key packs the elevation (as sortable float32 bits) above the cell's linear index, so
-    it compares single integers and ties break by index.
-
-    Parameters
-    ----------
-    zp : numpy.ndarray
-        2-D float32 elevations, C-contiguous, NaN for nodata, with a one-cell frame of NaN
-        all round (so neighbours need no bounds checks); fewer than 2**31 cells.
-    outlet : numpy.ndarray
-        2-D bool of the same shape: the burned sinks on entry. The cells beside nodata
-        (the data's edge) are added in place; together they are the flood's seeds.
-
-    Returns
-    -------
-    numpy.ndarray
-        float32 filled surface of the same shape: every cell raised to the lowest level
-        at which water leaves it for an outlet (NaN for nodata).
-    """
-    rows, cols = zp.shape
-    n = rows * cols
-    zf = zp.ravel()
-    of = outlet.ravel()
-    off = _offsets(cols)
-    filled = np.empty(n, dtype=np.float32)
-    done = np.zeros(n, dtype=np.bool_)
-    bits = _index_bits(n)
-    low = (np.int64(1) << bits) - 1
-    fbuf = np.empty(1, dtype=np.float32)
-    ubuf = fbuf.view(np.uint32)
-    heap = np.empty(max(1024, 4 * (rows + cols)), dtype=np.int64)
-    size = 0
-    fifo = np.empty(max(1024, rows + cols), dtype=np.int64)
-    for i in range(n):
-        v = zf[i]
-        filled[i] = v
-        if np.isnan(v):
-            done[i] = True
-            continue
-        if not of[i]:
-            # the data's edge: a cell beside nodata (the frame counts) drains off the grid
-            for k in range(8):
-                if np.isnan(zf[i + off[k]]):
-                    of[i] = True
-                    break
-        if of[i]:
-            done[i] = True
-            fbuf[0] = v
-            if size == heap.size:
-                heap = _grow(heap)
-            _push(heap, size, (_sortable(np.int64(ubuf[0])) << bits) | i)
-            size += 1
-    head = 0
-    tail = 0
-    while size > 0 or tail > head:
-        if tail > head:
-            i = fifo[head]
-            head += 1
-            if head == tail:
-                head = 0
-                tail = 0
-        else:
-            key, size = _pop(heap, size)
-            i = key & low
-        e = filled[i]
-        for k in range(8):
-            j = i + off[k]
-            if done[j]:
-                continue
-            done[j] = True
-            zj = zf[j]
-            if zj <= e:
-                filled[j] = e
-                if tail == fifo.size:
-                    fifo = _grow(fifo)
-                fifo[tail] = j
-                tail += 1
-            else:
-                fbuf[0] = zj
-                if size == heap.size:
-                    heap = _grow(heap)
-                _push(heap, size, (_sortable(np.int64(ubuf[0])) << bits) | j)
-                size += 1
-    return filled.reshape(rows, cols)
 
 
 def d8_flats(
@@ -487,15 +395,15 @@ def accumulate_inside(
 
 def warm_up() -> None:
     """Run every kernel once on a tiny grid, so numba loads (or compiles) their code now."""
-    zp = np.full((5, 5), np.nan, dtype=np.float32)
-    zp[1:-1, 1:-1] = np.array([[3, 3, 3], [3, 1, 3], [3, 2, 3]], dtype=np.float32)
-    outlet = np.zeros(zp.shape, dtype=np.bool_)
-    filled = fill_depressions(zp, outlet)
+    filled = np.full((5, 5), np.nan, dtype=np.float32)
+    # a filled pit: a flat of 2 m draining south over the edge cell at 2 m
+    filled[1:-1, 1:-1] = np.array([[3, 3, 3], [3, 2, 3], [3, 2, 3]], dtype=np.float32)
+    outlet = np.zeros(filled.shape, dtype=np.bool_)
     code = d8_flats(filled, outlet, 1.0, 1.0, threads=1)
     dr, dc = code_offsets()
     flat_code = code.ravel()
     trace_paths(flat_code, 5, np.array([12], dtype=np.int64), outlet.ravel(), 3.0, dr, dc, 1.0, 1.0)
-    accumulate_inside(flat_code, 5, np.isfinite(zp).ravel(), dr, dc)
+    accumulate_inside(flat_code, 5, np.isfinite(filled).ravel(), dr, dc)
     label8(outlet)
 
 

@@ -5,9 +5,9 @@ water or wetland within 1/4 mile downstream. This module finds the discharge poi
 cells whose D8 flow leaves the site) on the DEM and follows the D8 path from each for
 1,320 ft.
 
-Flow directions come from one priority flood (Wang & Liu, 2006; Barnes et al., 2014) that
-fills every depression to its spill level, steepest descent where the filled surface falls,
-and the shortest path over each flat to where it drains (numba kernels in
+Flow directions come from pyflwdir's priority flood (Wang & Liu, 2006), which fills every
+depression to its spill level, then steepest descent where the filled surface falls and the
+shortest path over each flat to where it drains (after Barnes et al., 2014; numba kernels in
 :mod:`georeview.measure._flowkernels`), so a trace never stops in a pit or on a flat.
 Before filling, mapped streams, water bodies and wetlands are *burned in as sinks*
 (lowered below every other cell and seeded as outlets, as DESIGN §1 asks): a trace ends where
@@ -33,7 +33,7 @@ import numpy as np
 
 from georeview.errors import CoverageError, InputError, LimitError
 from georeview.terrain import DemWindow, geometry_to_crs, read_dem_window
-from georeview.units import FT_PER_MILE, M_PER_FT
+from georeview.units import M_PER_FT
 
 if TYPE_CHECKING:
     import geopandas as gpd
@@ -41,10 +41,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["QUARTER_MILE_FT", "DischargePoint", "DownstreamResult", "trace_downstream"]
+__all__ = ["DischargePoint", "DownstreamResult", "trace_downstream"]
 
-#: 1/4 mile in feet (Somers 17.10(B)(4)(h)).
-QUARTER_MILE_FT = FT_PER_MILE / 4.0
 
 #: Mapped features count within this many cells of the path.
 _MEET_BUFFER_CELLS = 1.5
@@ -121,7 +119,8 @@ class DownstreamResult:
     discharge_points: tuple[DischargePoint, ...] = ()
     path: BaseGeometry | None = field(default=None, compare=False, repr=False)
     reason: str | None = None
-    length_ft: float = QUARTER_MILE_FT
+    #: The traced distance, ft (the ordinance's trace length).
+    length_ft: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready dict (the path geometry goes to the map, not here)."""
@@ -231,31 +230,41 @@ def _d8_with_sinks(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Burn sinks, fill depressions and return (D8 array, fill depth).
 
-    One priority flood (:func:`georeview.measure._flowkernels.fill_depressions`, Barnes et al.
-    2014) from the data's edge and the burned sinks fills every depression to its spill
+    pyflwdir's priority flood (:func:`pyflwdir.dem.fill_depressions`, Wang & Liu 2006),
+    seeded at the data's edge and the burned sinks, fills every depression to its spill
     level; then cells with a lower neighbour on the filled surface take the
     steepest-descent direction (drop / distance), and the cells of flats and filled
     depressions flow along the shortest path over their flat to the nearest cell of the
-    same height that drains (:func:`georeview.measure._flowkernels.d8_flats`). Outlets without a
-    lower neighbour (the burned sinks, low cells of the data's edge) stay pits (code 0).
-    Codes follow pyflwdir's (ESRI) D8 convention.
+    same height that drains (:func:`georeview.measure._flowkernels.d8_flats`, after Barnes
+    et al. 2014). Outlets without a lower neighbour (the burned sinks, low cells of the
+    data's edge) stay pits (code 0). Codes follow pyflwdir's (ESRI) D8 convention.
     """
+    from pyflwdir.dem import fill_depressions
+
     from georeview.measure import _flowkernels as kernels
 
     rows, cols = elev.shape
+    z = elev.astype(np.float32, copy=True)
+    valid = np.isfinite(z)
+    burn = sink & valid
+    if burn.any():
+        z[burn] = np.float32(np.nanmin(z) - 1.0)
+    # the flood starts at every valid cell with a nodata (or outside) neighbour, and the sinks
+    vp = np.pad(valid, 1, constant_values=False)
+    interior = np.ones_like(valid)
+    for dr in (0, 1, 2):
+        for dc in (0, 1, 2):
+            interior &= vp[dr : dr + rows, dc : dc + cols]
+    seeds = np.flatnonzero((valid & ~interior) | burn)
+    filled, _ = fill_depressions(z, idxs_pit=seeds, nodata=np.float32(np.nan))
     # a one-cell frame of nodata all round: the kernels then need no bounds checks
-    zp = np.full((rows + 2, cols + 2), np.nan, dtype=np.float32)
-    inner = zp[1:-1, 1:-1]
-    inner[...] = elev
-    outlet = np.zeros(zp.shape, dtype=bool)
-    if sink.any():
-        burn = sink & np.isfinite(inner)
-        inner[burn] = np.float32(np.nanmin(inner) - 1.0)
-        outlet[1:-1, 1:-1] = burn
-    filled = kernels.fill_depressions(zp, outlet)
-    code = kernels.d8_flats(filled, outlet, float(xres), float(yres))
-    depth = filled[1:-1, 1:-1] - inner
-    depth[np.isnan(depth)] = 0.0
+    fp = np.full((rows + 2, cols + 2), np.nan, dtype=np.float32)
+    fp[1:-1, 1:-1] = np.where(valid, filled, np.float32(np.nan))
+    outlet = np.zeros(fp.shape, dtype=bool)
+    outlet[1:-1, 1:-1] = burn
+    code = kernels.d8_flats(fp, outlet, float(xres), float(yres))
+    depth = fp[1:-1, 1:-1] - z
+    depth[~valid] = 0.0
     return np.ascontiguousarray(code[1:-1, 1:-1]), depth
 
 
@@ -455,7 +464,7 @@ def trace_downstream(
     name_field: str = "GNIS_NAME",
     water_id_field: str | None = None,
     wetland_id_field: str | None = None,
-    length_ft: float = QUARTER_MILE_FT,
+    length_ft: float,
     working_crs: Any = "EPSG:3071",
     margin_ft: float = 660.0,
     max_points: int = 10,
@@ -481,8 +490,8 @@ def trace_downstream(
         reported as ``water <id>``.
     water_id_field, wetland_id_field : str, optional
         Id attributes (default: the row index); wetlands are reported as ``wetland <id>``.
-    length_ft : float, optional
-        Trace length along the path (default 1,320 ft = 1/4 mile).
+    length_ft : float
+        Trace length along the path, ft (the ordinance's ``downstream_trace_ft``).
     working_crs : CRS-like, optional
         CRS of the returned coordinates and path (default EPSG:3071).
     margin_ft : float, optional

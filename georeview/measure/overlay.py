@@ -191,9 +191,9 @@ def steep_areas(
         return ge, gt
     import geopandas as gpd
 
-    from georeview.terrain import _open_dem, dem_crs_info
+    from georeview.terrain import dem_crs_info, open_dem
 
-    with _open_dem(dem_path) as src:
+    with open_dem(dem_path) as src:
         info = dem_crs_info(src.crs, dem_path)
         rb = src.bounds
     ok = ~shapely.is_missing(geoms)
@@ -240,9 +240,9 @@ def steep_areas(
 
 
 def _window_cells(path: str, bounds: Any) -> int:
-    from georeview.terrain import _open_dem
+    from georeview.terrain import open_dem
 
-    with _open_dem(path) as src:
+    with open_dem(path) as src:
         w = (bounds[:, 2].max() - bounds[:, 0].min()) / abs(src.transform.a) + 3
         h = (bounds[:, 3].max() - bounds[:, 1].min()) / abs(src.transform.e) + 3
     return int(w * h)
@@ -282,9 +282,9 @@ def _steep_group(
 
 
 def _dem_crs(path: str) -> Any:
-    from georeview.terrain import _open_dem, dem_crs_info
+    from georeview.terrain import dem_crs_info, open_dem
 
-    with _open_dem(path) as src:
+    with open_dem(path) as src:
         return dem_crs_info(src.crs, path).crs
 
 
