@@ -24,16 +24,11 @@ complete. ``--workers N`` and ``--scheduler ADDRESS`` run the partitions on Dask
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import math
-import os
 import re
-import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +36,10 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from georeview import __version__
-from georeview.config import Activity, parse_model
 from georeview.errors import (
     ConfigError,
     CRSError,
     DataSourceError,
-    InputError,
     OutputError,
 )
 from georeview.facts.build import activity_columns, facts_frame
@@ -60,40 +52,33 @@ from georeview.measure.overlay import (
     steep_areas,
     subdivide,
 )
+from georeview.pipeline.assume import (
+    CLASS_KINDS,
+    WISCONSIN_COLUMNS,
+    Assumption,
+    check_columns,
+    parse_assume,
+    parse_columns,
+)
+from georeview.pipeline.outputs import (
+    OUTPUT_SUFFIXES,
+    assemble,
+)
+from georeview.pipeline.partitions import (
+    Source,
+    WorkFolder,
+    partitions,
+    read_part,
+    run_key,
+)
 from georeview.rules import FrameJudgement, Ordinance, judge_frame
-from georeview.sanitise import neutralise_formulas
-from georeview.units import acres_to_sqft, sqft_to_acres
+from georeview.units import sqft_to_acres
 
 log = logging.getLogger(__name__)
 
-#: Output formats by suffix.
-OUTPUT_SUFFIXES = (".csv", ".gpkg", ".parquet", ".fgb", ".geojson", ".shp")
-#: Result columns holding yes / no / unknown: nullable booleans in GeoPackage, FlatGeobuf
-#: and GeoJSON outputs (text in CSV, Parquet and shapefile, which have no null boolean).
-TRI_STATE_COLUMNS = ("straddles", "regulated", "larger_site", "extraordinary")
-#: GeoPackage version written (GDAL's VERSION creation option): ArcGIS Pro 3.0-3.4 lists
-#: GeoPackage 1.0-1.3 only, and GDAL 3.12 writes 1.4 by default.
-GPKG_VERSION = "1.3"
-#: Longest field name of a dBase (.dbf) table, the attribute part of a shapefile.
-SHP_FIELD_CHARS = 10
 #: Rows per partition (memory stays near one partition of input plus the layers).
 PARTITION_SIZE = 50_000
 
-#: Wisconsin statewide parcel schema (V6+, State Cartographer's Office): role -> field.
-WISCONSIN_COLUMNS: dict[str, str] = {
-    "id": "PARCELID",
-    "propclass": "PROPCLASS",
-    "auxclass": "AUXCLASS",
-    "acres": "GISACRES",
-    "owner": "OWNERNME1",
-    "address": "SITEADRESS",
-}
-#: Roles a column map may name.
-COLUMN_ROLES = tuple(WISCONSIN_COLUMNS)
-#: Class codes (PROPCLASS / AUXCLASS tokens) that map to an activity kind of the
-#: ordinances' exclusions: class 4 agricultural (Wis. Stat. § 70.32(2)(a)4), X2 state-owned
-#: exempt land (AUXCLASS "X2" of the statewide schema).
-CLASS_KINDS: dict[str, str] = {"4": "agricultural", "X2": "state_agency"}
 
 #: Result columns added to every input row, in this order.
 RESULT_COLUMNS = (
@@ -126,193 +111,9 @@ RESULT_COLUMNS = (
     "rules",
     "citations",
 )
-#: What an assumed activity does not mention, it does not do (a screening states the
-#: whole activity); other [activity] facts left out stay unknown.
-SCREEN_DEFAULTS: dict[str, Any] = {
-    "fill_cubic_yards": 0,
-    "pipe_length_ft": 0,
-    "lots_created": 0,
-    "kinds": [],
-}
 
 
 # --------------------------------------------------------------------------- options
-
-
-@dataclass(frozen=True)
-class Assumption:
-    """The activity assumed on every parcel (``--assume``).
-
-    Attributes
-    ----------
-    disturb : {"whole", "none", "sqft", "fraction"}
-        How much of each parcel is disturbed: all of it, none, a stated area
-        (``amount`` square feet, capped at the parcel's area) or a fraction.
-    amount : float or None
-        Square feet (``sqft``) or fraction (``fraction``).
-    activity : Activity
-        The other facts of the activity (kinds, fill, pipe length, lots, ...).
-    text : str
-        The option as given (recorded in the manifest).
-    """
-
-    disturb: str = "whole"
-    amount: float | None = None
-    activity: Activity = field(default_factory=Activity)
-    text: str = "disturb=whole"
-
-
-def _scalar(text: str) -> Any:
-    low = text.strip().lower()
-    if low in ("true", "yes"):
-        return True
-    if low in ("false", "no"):
-        return False
-    try:
-        return int(low)
-    except ValueError:
-        pass
-    try:
-        return float(low)
-    except ValueError:
-        return text.strip()
-
-
-def _assume_pairs(text: str) -> dict[str, Any]:
-    """``key=value`` pairs of ``--assume`` (``kinds`` as a list; a bare word adds a kind)."""
-    pairs: dict[str, Any] = {}
-    last = None
-    for token in (t.strip() for t in text.split(",")):
-        if not token:
-            continue
-        if "=" not in token:
-            if last == "kinds":
-                pairs["kinds"].append(token)
-                continue
-            raise ConfigError(f"expected key=value, got {token!r}", field="--assume")
-        key, value = (s.strip() for s in token.split("=", 1))
-        if key == "kinds":
-            pairs["kinds"] = [k for k in re.split(r"[+;|\s]+", value) if k]
-        else:
-            pairs[key] = _scalar(value)
-        last = key
-    return pairs
-
-
-def _disturbance(pairs: dict[str, Any]) -> tuple[str, float | None]:
-    """Take the disturbance keys out of ``pairs``: (kind, amount in sq ft or fraction)."""
-    disturb, amount = "whole", None
-    given = [
-        k for k in ("disturb", "disturb_acres", "disturb_sqft", "disturb_fraction") if k in pairs
-    ]
-    if len(given) > 1:
-        raise ConfigError(f"give one of {', '.join(given)}", field="--assume")
-    if "disturb" in pairs:
-        disturb = str(pairs.pop("disturb")).lower()
-        if disturb not in ("whole", "none"):
-            raise ConfigError(
-                f"disturb must be 'whole' or 'none', got {disturb!r}", field="--assume"
-            )
-    for key, kind, factor in (
-        ("disturb_acres", "sqft", acres_to_sqft(1.0)),
-        ("disturb_sqft", "sqft", 1.0),
-        ("disturb_fraction", "fraction", 1.0),
-    ):
-        if key in pairs:
-            v = pairs.pop(key)
-            if (
-                isinstance(v, bool)
-                or not isinstance(v, (int, float))
-                or not math.isfinite(v)
-                or v < 0
-            ):
-                raise ConfigError(
-                    f"{key} must be a finite number >= 0, got {v!r}", field="--assume"
-                )
-            if kind == "fraction" and v > 1:
-                raise ConfigError("disturb_fraction must be between 0 and 1", field="--assume")
-            disturb, amount = kind, float(v) * factor
-    return disturb, amount
-
-
-def parse_assume(text: str | None) -> Assumption:
-    """Parse ``--assume``: comma-separated ``key=value`` pairs.
-
-    ``disturb`` is ``whole`` (default) or ``none``; ``disturb_acres``,
-    ``disturb_sqft`` or ``disturb_fraction`` state a part of each parcel instead.
-    Every other key is a field of ``[activity]`` in submission.toml; ``kinds`` takes
-    several kinds joined by ``+`` (``kinds=subdivision+road``), and a bare word after
-    ``kinds=...`` is one more kind (``kinds=subdivision,road``).
-
-    Raises
-    ------
-    ConfigError
-        Unknown key, bad number or unknown activity kind (field ``--assume``).
-    """
-    text = (text or "").strip() or "disturb=whole"
-    pairs = _assume_pairs(text)
-    disturb, amount = _disturbance(pairs)
-    bad = [k for k in pairs if k not in Activity.model_fields]
-    for key, default in SCREEN_DEFAULTS.items():
-        pairs.setdefault(key, default)
-    if bad:
-        raise ConfigError(
-            f"unknown key {bad[0]!r}; use disturb, disturb_acres, disturb_sqft, "
-            f"disturb_fraction or an [activity] field",
-            field="--assume",
-        )
-    try:
-        activity = parse_model(Activity, pairs, Path("--assume"))
-    except ConfigError as exc:
-        raise ConfigError(exc.message, field=f"--assume {exc.field or ''}".strip()) from None
-    return Assumption(disturb=disturb, amount=amount, activity=activity, text=text)
-
-
-def parse_columns(text: str | None, id_field: str | None = None) -> dict[str, str]:
-    """Parse ``--columns "id=ML,propclass=CLASS"`` into a role -> field map.
-
-    Roles not named keep their Wisconsin statewide schema field (:data:`WISCONSIN_COLUMNS`);
-    ``--id-field`` is a shortcut for ``id=FIELD``.
-    """
-    out = dict(WISCONSIN_COLUMNS)
-    for token in (t.strip() for t in (text or "").split(",")):
-        if not token:
-            continue
-        if "=" not in token:
-            raise ConfigError(f"expected role=FIELD, got {token!r}", field="--columns")
-        role, name = (s.strip() for s in token.split("=", 1))
-        if role not in COLUMN_ROLES:
-            raise ConfigError(
-                f"unknown role {role!r}; roles: {', '.join(COLUMN_ROLES)}", field="--columns"
-            )
-        out[role] = name
-    if id_field:
-        out["id"] = id_field
-    return out
-
-
-def check_columns(columns: Mapping[str, str], fields: Sequence[str], *, path: object) -> None:
-    """Refuse a column map naming a field the parcel file does not have.
-
-    A role left at its Wisconsin statewide default may be absent (other schemas lack
-    it); a field the reviewer named (``--columns``, ``--id-field``) must exist, since a
-    misspelt class field would silently drop the exclusions it carries and change
-    ``regulated``.
-
-    Raises
-    ------
-    ConfigError
-        Naming the role and the fields the file has.
-    """
-    have = set(fields)
-    for role, name in columns.items():
-        if name != WISCONSIN_COLUMNS.get(role) and name not in have:
-            shown = ", ".join(sorted(have)[:20]) or "none"
-            raise ConfigError(
-                f"{role}={name!r}: the parcel file has no field {name!r} (its fields: {shown})",
-                path=path,
-                field="--id-field" if role == "id" else "--columns",
-            )
 
 
 # --------------------------------------------------------------------------- context
@@ -799,64 +600,6 @@ def _result_columns(ordinance: Ordinance, j: FrameJudgement, facts: pd.DataFrame
 # --------------------------------------------------------------------------- partitions and output
 
 
-@dataclass(frozen=True)
-class Source:
-    """The parcel file and how to read it in slices (picklable, read on Dask workers too).
-
-    Any format of :mod:`georeview.load.vector` (GeoPackage, shapefile or zipped shapefile,
-    GeoJSON, FlatGeobuf, File Geodatabase, GeoParquet, CSV with ``crs``).
-    """
-
-    path: str
-    layer: str | None = None
-    #: CRS of a CSV parcel file (``--crs``); other formats state their own.
-    crs: str | None = None
-
-    def info(self) -> Any:
-        """The layer's :class:`~georeview.load.vector.VectorInfo`.
-
-        A multi-layer file without ``layer`` is refused, listing its layers.
-        """
-        from georeview.load.vector import vector_info
-
-        info = vector_info(
-            self.path, layer=self.layer, label="parcels", crs=self.crs, force_count=True
-        )
-        if info.crs is None:
-            raise CRSError(
-                "the parcel layer has no coordinate reference system (a CSV states none:"
-                " pass --crs)",
-                path=self.path,
-                field="parcels",
-            )
-        return info
-
-    def fields(self) -> list[str]:
-        """Names of the attribute fields of the parcel layer."""
-        return list(self.info().fields)
-
-    def count(self) -> int:
-        """Number of features (counted by the driver when the format does not store it)."""
-        return self.info().features
-
-    def read(self, start: int, count: int) -> Any:
-        """Read rows ``start`` to ``start + count`` (input order)."""
-        import sys
-
-        from georeview.load.vector import read_vector
-
-        # parcels are read a partition at a time: the per-layer feature limit is not theirs
-        return read_vector(
-            self.path,
-            layer=self.layer,
-            label="parcels",
-            crs=self.crs,
-            skip=start,
-            count=count,
-            max_features=sys.maxsize,
-        )
-
-
 def screen_slice(source: Source, start: int, count: int, ctx: ScreenContext) -> Any:
     """Read one partition of the input and screen it (the unit of work of every scheduler)."""
     frame = screen_isolated(source.read(start, count), ctx, start=start)
@@ -935,16 +678,20 @@ def mark_outside_extent(out: Any, ctx: ScreenContext) -> Any:
     return out
 
 
-#: Widest extraterritorial reach, feet: 3 miles (Wis. Stat. § 236.02(5), a first, second or
-#: third class city); the layers describe nothing beyond it from their municipalities.
-_WIDEST_REACH_FT = 3 * 5280.0
-
-
 def layers_extent(layers: Any) -> tuple[float, float, float, float] | None:
-    """The box, in the working CRS, that the layers describe (see :class:`ScreenContext`)."""
+    """The box, in the working CRS, that the layers describe (see :class:`ScreenContext`).
+
+    The boundary layers' bounds grown by the widest extraterritorial reach the ordinance
+    gives any municipality: the layers describe nothing beyond it.
+    """
     from pyproj import Transformer
 
     from georeview.measure.areas import sqft_per_crs_unit2
+    from georeview.rules import load_ordinance
+    from georeview.units import FT_PER_MILE
+
+    reach = load_ordinance(layers.config.municipality).param("etj_miles")
+    widest_ft = max(float(v) for v in reach.values()) * FT_PER_MILE
 
     crs = layers.working_crs
     boxes = [g.total_bounds for g in (layers.read("boundary"), layers.read("neighbors"))
@@ -952,7 +699,7 @@ def layers_extent(layers: Any) -> tuple[float, float, float, float] | None:
     if not boxes:
         return None
     b = np.vstack(boxes)
-    grow = _WIDEST_REACH_FT / float(np.sqrt(sqft_per_crs_unit2(crs)))
+    grow = widest_ft / float(np.sqrt(sqft_per_crs_unit2(crs)))
     ext = [b[:, 0].min() - grow, b[:, 1].min() - grow, b[:, 2].max() + grow, b[:, 3].max() + grow]
     aou = crs.area_of_use
     if aou is not None:
@@ -985,362 +732,6 @@ def check_parcels_within(info: Any, extent: Any, layers: Any, path: str) -> None
             path=path,
             field="parcels",
         )
-
-
-def partitions(n_rows: int, size: int) -> list[tuple[int, int, int]]:
-    """``(index, start, count)`` of each partition of ``n_rows`` rows."""
-    if size < 1:
-        raise ConfigError("partition size must be at least 1", field="--partition-size")
-    return [(i, s, min(size, n_rows - s)) for i, s in enumerate(range(0, n_rows, size))]
-
-
-def _hash_file(path: Path, h: Any) -> None:
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-
-
-def run_key(source: Source, layers: Any, options: Mapping[str, Any]) -> str:
-    """Hash of the input (content), the layers (layers.toml and file sizes/times) and options.
-
-    A work folder whose manifest has another key is stale and is started over.
-    """
-    h = hashlib.sha256()
-    p = Path(source.path)
-    files = [p]
-    if p.suffix.lower() == ".shp":
-        files = sorted(q for q in p.parent.glob(p.stem + ".*") if q.is_file())
-    elif p.is_dir():  # a File Geodatabase folder
-        files = sorted(q for q in p.rglob("*") if q.is_file())
-    for f in files:
-        h.update(f.name.encode())
-        _hash_file(f, h)
-    toml = layers.folder / "layers.toml"
-    h.update(toml.read_bytes())
-    for name in type(layers.config).model_fields:
-        lp = (
-            layers.path(name)
-            if name not in ("municipality", "village_name", "working_crs", "notes")
-            else None
-        )
-        if lp is not None and lp.exists():
-            st = lp.stat()
-            h.update(f"{name}:{lp.name}:{st.st_size}:{st.st_mtime_ns}".encode())
-    h.update(
-        json.dumps(
-            {**options, "version": __version__, "layer": source.layer}, sort_keys=True, default=str
-        ).encode()
-    )
-    return h.hexdigest()
-
-
-class WorkFolder:
-    """``OUT.parts/``: finished partitions and a manifest keyed by :func:`run_key`."""
-
-    def __init__(self, out: Path, key: str, n_parts: int):
-        self.dir = Path(str(out) + ".parts")
-        self.key = key
-        self.n_parts = n_parts
-        manifest = self.dir / "manifest.json"
-        old = None
-        if manifest.is_file():
-            try:
-                old = json.loads(manifest.read_text("utf-8")).get("key")
-            except (OSError, ValueError):
-                old = None
-        if old != key and self.dir.exists():
-            log.info("%s: options or input changed; starting over", self.dir)
-            for f in self.dir.glob("part-*.parquet"):
-                f.unlink()
-        from georeview.report import write_atomic
-
-        write_atomic(
-            manifest,
-            json.dumps({"key": key, "partitions": n_parts, "version": __version__}, indent=2),
-        )
-
-    def part(self, i: int) -> Path:
-        """Path of partition ``i``."""
-        return self.dir / f"part-{i:06d}.parquet"
-
-    def done(self, i: int) -> bool:
-        """Whether partition ``i`` is finished."""
-        return self.part(i).is_file()
-
-    def write(self, i: int, frame: Any) -> None:
-        """Write partition ``i`` atomically (temporary name, then rename)."""
-        tmp = self.dir / f".part-{i:06d}.{os.getpid()}.tmp"
-        try:
-            frame.to_parquet(tmp, index=False)
-            os.replace(tmp, self.part(i))
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise OutputError(f"cannot write a partition ({exc})", path=self.part(i)) from None
-
-    def remove(self) -> None:
-        """Delete the work folder (after the output is complete)."""
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def _read_part(path: Path) -> Any:
-    import geopandas as gpd
-
-    return gpd.read_parquet(path)
-
-
-def _tmp_name(out: Path) -> Path:
-    return out.with_name(f".{out.stem}.partial-{os.getpid()}{out.suffix}")
-
-
-def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True) -> dict[str, Any]:
-    """Concatenate the partitions in order into ``out`` (temporary name, then rename).
-
-    One partition is in memory at a time for CSV, GeoPackage, Parquet and shapefile;
-    FlatGeobuf and GeoJSON (formats GDAL cannot append to) are written from all
-    partitions at once. Returns the counts for the summary.
-
-    Parameters
-    ----------
-    csv_bom : bool
-        Start a CSV with a UTF-8 byte-order mark, so that Excel reads it as UTF-8
-        ("§" rather than "Â§").
-    """
-    from georeview._compat import require
-
-    suffix = out.suffix.lower()
-    # partitions are kept as Parquet whatever the output format
-    pa = require("pyarrow", what="georeview screen")
-    pq = require("pyarrow.parquet", what="georeview screen")
-    tmp = _tmp_name(out)
-    tmp.unlink(missing_ok=True)
-    counts: dict[str, dict[str, int]] = {}
-    errors: list[tuple[int, str, str]] = []
-    writer = None
-    whole: list[Any] = []
-    short: dict[str, str] | None = None
-    cut: dict[str, int] = {}
-    try:
-        if suffix == ".parquet":
-            schemas = [pq.read_schema(work.part(i)) for i in range(n_parts)]
-            unified = pa.unify_schemas([s.remove_metadata() for s in schemas])
-            geo = json.loads((schemas[0].metadata or {}).get(b"geo", b"{}") or b"{}")
-            for col in geo.get("columns", {}).values():
-                col.pop("bbox", None)
-            unified = unified.with_metadata({b"geo": json.dumps(geo).encode()} if geo else {})
-            writer = pq.ParquetWriter(tmp, unified)
-        for i in range(n_parts):
-            part = _read_part(work.part(i))
-            _count(part, counts, errors)
-            if suffix == ".csv":
-                table = pd.DataFrame(part.drop(columns=part.geometry.name))
-                table = neutralise_formulas(table)
-                # the BOM starts the file only: appended partitions are plain UTF-8
-                enc = "utf-8-sig" if (csv_bom and i == 0) else "utf-8"
-                table.to_csv(tmp, mode="a" if i else "w", header=i == 0, index=False, encoding=enc)
-            elif suffix == ".gpkg":
-                _write_gpkg(_typed(part), tmp, layer=out.stem, append=i > 0)
-            elif suffix == ".shp":
-                if short is None:
-                    short = shapefile_names(list(part.columns.drop(part.geometry.name)))
-                _write_shp(part.rename(columns=short), tmp, append=i > 0, cut=cut)
-            elif suffix in (".fgb", ".geojson"):
-                whole.append(_typed(part))
-            else:
-                table = pq.read_table(work.part(i)).replace_schema_metadata(None)
-                writer.write_table(
-                    table.cast(unified.remove_metadata()).replace_schema_metadata(unified.metadata)
-                )
-        if writer is not None:
-            writer.close()
-            writer = None
-        if n_parts == 0:
-            raise InputError("the parcel layer has no features", field="parcels")
-        if whole:
-            _write_whole(whole, tmp, suffix, layer=out.stem)
-        if suffix == ".shp":
-            _move_shapefile(tmp, out, short or {}, cut)
-            if cut:
-                log.warning(
-                    "%s: text cut to %d bytes (a shapefile's limit) in %s; the .gpkg output"
-                    " keeps it whole",
-                    out,
-                    SHP_TEXT_BYTES,
-                    ", ".join(f"{n:,} values of {c}" for c, n in cut.items()),
-                )
-        else:
-            os.replace(tmp, out)
-    except OSError as exc:
-        raise OutputError(f"cannot write ({exc})", path=out) from None
-    finally:
-        if writer is not None:
-            writer.close()
-        for f in _shapefile_files(tmp) if suffix == ".shp" else [tmp]:
-            f.unlink(missing_ok=True)
-    return {"counts": counts, "errors": errors}
-
-
-def _typed(part: Any) -> Any:
-    """The partition with its yes / no / unknown columns as nullable booleans."""
-    out = part.copy()
-    for col in TRI_STATE_COLUMNS:
-        if col in out.columns:
-            text = out[col].astype("string")
-            out[col] = text.map({"yes": True, "no": False}, na_action="ignore").astype("boolean")
-    return out
-
-
-def _gdal_write(frame: Any, path: Path, **kw: Any) -> None:
-    import pyogrio
-
-    try:
-        # the Arrow path writes pandas nullable booleans as OGR booleans with nulls
-        pyogrio.write_dataframe(frame, path, use_arrow=True, **kw)
-    except OSError:
-        raise
-    except Exception as exc:  # pyogrio/GDAL errors
-        raise OutputError(f"cannot write ({' '.join(str(exc).split())[:200]})", path=path) from None
-
-
-def _write_gpkg(frame: Any, path: Path, *, layer: str, append: bool) -> None:
-    """Append to a GeoPackage 1.3 with a typed MultiPolygon geometry column."""
-    _gdal_write(
-        frame,
-        path,
-        layer=layer,
-        driver="GPKG",
-        append=append,
-        geometry_type="MultiPolygon",
-        promote_to_multi=True,
-        **({} if append else {"dataset_options": {"VERSION": GPKG_VERSION}}),
-    )
-
-
-def _write_whole(parts: list[Any], path: Path, suffix: str, *, layer: str) -> None:
-    import geopandas as gpd
-
-    frame = gpd.GeoDataFrame(pd.concat(parts, ignore_index=True), crs=parts[0].crs)
-    if suffix == ".geojson" and frame.crs is not None and not frame.crs.equals("EPSG:4326"):
-        # RFC 7946: GeoJSON coordinates are WGS 84 longitude/latitude
-        frame = frame.to_crs("EPSG:4326")
-    driver = "FlatGeobuf" if suffix == ".fgb" else "GeoJSON"
-    options = {"RFC7946": "YES"} if driver == "GeoJSON" else {}
-    if driver == "FlatGeobuf":
-        # its packed R-tree reorders features (Hilbert order) and cannot hold the null
-        # geometry of an error row: without it the rows stay in input order
-        options["SPATIAL_INDEX"] = "NO"
-    _gdal_write(
-        frame,
-        path,
-        layer=layer,
-        driver=driver,
-        geometry_type="MultiPolygon",
-        promote_to_multi=True,
-        layer_options=options,
-    )
-
-
-def shapefile_names(columns: Sequence[str]) -> dict[str, str]:
-    """Full name -> unique name of at most 10 characters, for a shapefile's .dbf.
-
-    Names that fit are kept; longer ones are cut to 10 characters, and a cut that
-    clashes with another name ends in ``_1``, ``_2``, ... instead.
-    """
-    used = {c.upper() for c in columns if len(c) <= SHP_FIELD_CHARS}
-    out: dict[str, str] = {}
-    for c in columns:
-        if len(c) <= SHP_FIELD_CHARS:
-            out[c] = c
-            continue
-        name, k = c[:SHP_FIELD_CHARS], 0
-        while name.upper() in used:
-            k += 1
-            tail = f"_{k}"
-            name = c[: SHP_FIELD_CHARS - len(tail)] + tail
-        used.add(name.upper())
-        out[c] = name
-    return out
-
-
-def _shapefile_files(path: Path) -> list[Path]:
-    return [path.with_suffix(s) for s in (".shp", ".shx", ".dbf", ".prj", ".cpg")]
-
-
-#: Longest text value of a dBase field, bytes.
-SHP_TEXT_BYTES = 254
-
-
-def _clip_text(values: Any) -> tuple[Any, int]:
-    """Cut text to :data:`SHP_TEXT_BYTES` UTF-8 bytes (whole characters); count the cut."""
-    text = pd.Series(values, dtype="string")
-    nbytes = text.str.encode("utf-8").str.len()
-    long = (nbytes > SHP_TEXT_BYTES).fillna(False).to_numpy(dtype=bool)
-    if not long.any():
-        return values, 0
-    cut = text[long].str.encode("utf-8").str[:SHP_TEXT_BYTES].str.decode("utf-8", "ignore")
-    out = text.copy()
-    out[long] = cut
-    return out.astype(object).to_numpy(), int(long.sum())
-
-
-def _write_shp(frame: Any, path: Path, *, append: bool, cut: dict[str, int]) -> None:
-    """Append to a shapefile; text past 254 bytes is cut and counted in ``cut``."""
-    # a .dbf has dates but no date-times: keep them whole, as ISO 8601 text
-    stamps = [c for c in frame.columns if frame[c].dtype.kind == "M"]
-    if stamps:
-        frame = frame.assign(**{c: frame[c].astype("string") for c in stamps})
-    frame = frame.copy()
-    for col in frame.columns:
-        kind = frame[col].dtype
-        if col != frame.geometry.name and (kind.kind == "O" or pd.api.types.is_string_dtype(kind)):
-            frame[col], n = _clip_text(frame[col].to_numpy())
-            if n:
-                cut[col] = cut.get(col, 0) + n
-    _gdal_write(
-        frame,
-        path,
-        driver="ESRI Shapefile",
-        append=append,
-        geometry_type="MultiPolygon",
-        promote_to_multi=True,
-        layer_options={"ENCODING": "UTF-8"},
-    )
-
-
-def _move_shapefile(tmp: Path, out: Path, names: dict[str, str], cut: dict[str, int]) -> None:
-    """Rename the temporary shapefile's parts to ``out`` and write ``OUT.fields.csv``.
-
-    The sidecar lists each short .dbf name with the full result column name it stands
-    for and how many of its values were cut to 254 bytes
-    (``shp_name,full_name,values_cut``; the GeoPackage output keeps them whole).
-    """
-    for part in _shapefile_files(tmp):
-        if part.exists():
-            os.replace(part, out.with_suffix(part.suffix))
-    table = pd.DataFrame(
-        {
-            "shp_name": list(names.values()),
-            "full_name": list(names),
-            "values_cut": [cut.get(short, 0) for short in names.values()],
-        }
-    )
-    table.to_csv(out.with_suffix(".fields.csv"), index=False, encoding="utf-8-sig")
-
-
-def _count(
-    part: Any, counts: dict[str, dict[str, int]], errors: list[tuple[int, str, str]]
-) -> None:
-    for col in ("status", "jurisdiction", "regulated", "category"):
-        vc = part[col].fillna("-").astype(str).value_counts()
-        bucket = counts.setdefault(col, {})
-        for k, v in vc.items():
-            bucket[str(k)] = bucket.get(str(k), 0) + int(v)
-    for col in ("floodplain_sqft", "floodway_sqft", "wetland_sqft"):
-        bucket = counts.setdefault("parcels_with", {})
-        bucket[col] = bucket.get(col, 0) + int((part[col] > 0).sum())
-    bad = part[part["status"] == "error"]
-    for r, pid, e in zip(bad["row"], bad["parcel_id"], bad["error"], strict=True):
-        if len(errors) < 20:
-            errors.append((int(r), str(pid), str(e)))
 
 
 @dataclass(frozen=True)
@@ -1541,7 +932,7 @@ def write_screen_index(
     frames = []
     total = 0
     for i in range(n_parts):
-        part = _read_part(work.part(i))
+        part = read_part(work.part(i))
         total += len(part)
         if total > INDEX_MAX_ROWS:
             log.warning(
@@ -1563,10 +954,8 @@ __all__ = [
     "ScreenContext",
     "ScreenSummary",
     "build_context",
-    "overlap_areas",
     "parse_assume",
     "parse_columns",
     "run_screen",
     "screen_frame",
-    "subdivide",
 ]

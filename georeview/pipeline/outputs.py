@@ -1,0 +1,293 @@
+"""Screening outputs: the finished partitions assembled into one file.
+
+CSV, GeoPackage, GeoParquet, FlatGeobuf, GeoJSON or shapefile, each written under a
+temporary name and renamed when complete.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from georeview.errors import (
+    InputError,
+    OutputError,
+)
+from georeview.pipeline.partitions import WorkFolder, read_part, tmp_name
+from georeview.sanitise import neutralise_formulas
+
+log = logging.getLogger(__name__)
+
+#: Output formats by suffix.
+OUTPUT_SUFFIXES = (".csv", ".gpkg", ".parquet", ".fgb", ".geojson", ".shp")
+
+
+#: Result columns holding yes / no / unknown: nullable booleans in GeoPackage, FlatGeobuf
+#: and GeoJSON outputs (text in CSV, Parquet and shapefile, which have no null boolean).
+TRI_STATE_COLUMNS = ("straddles", "regulated", "larger_site", "extraordinary")
+
+
+#: GeoPackage version written (GDAL's VERSION creation option): ArcGIS Pro 3.0-3.4 lists
+#: GeoPackage 1.0-1.3 only, and GDAL 3.12 writes 1.4 by default.
+GPKG_VERSION = "1.3"
+
+
+#: Longest field name of a dBase (.dbf) table, the attribute part of a shapefile.
+SHP_FIELD_CHARS = 10
+
+
+def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True) -> dict[str, Any]:
+    """Concatenate the partitions in order into ``out`` (temporary name, then rename).
+
+    One partition is in memory at a time for CSV, GeoPackage, Parquet and shapefile;
+    FlatGeobuf and GeoJSON (formats GDAL cannot append to) are written from all
+    partitions at once. Returns the counts for the summary.
+
+    Parameters
+    ----------
+    csv_bom : bool
+        Start a CSV with a UTF-8 byte-order mark, so that Excel reads it as UTF-8
+        ("§" rather than "Â§").
+    """
+    from georeview._compat import require
+
+    suffix = out.suffix.lower()
+    # partitions are kept as Parquet whatever the output format
+    pa = require("pyarrow", what="georeview screen")
+    pq = require("pyarrow.parquet", what="georeview screen")
+    tmp = tmp_name(out)
+    tmp.unlink(missing_ok=True)
+    counts: dict[str, dict[str, int]] = {}
+    errors: list[tuple[int, str, str]] = []
+    writer = None
+    whole: list[Any] = []
+    short: dict[str, str] | None = None
+    cut: dict[str, int] = {}
+    try:
+        if suffix == ".parquet":
+            schemas = [pq.read_schema(work.part(i)) for i in range(n_parts)]
+            unified = pa.unify_schemas([s.remove_metadata() for s in schemas])
+            geo = json.loads((schemas[0].metadata or {}).get(b"geo", b"{}") or b"{}")
+            for col in geo.get("columns", {}).values():
+                col.pop("bbox", None)
+            unified = unified.with_metadata({b"geo": json.dumps(geo).encode()} if geo else {})
+            writer = pq.ParquetWriter(tmp, unified)
+        for i in range(n_parts):
+            part = read_part(work.part(i))
+            _count(part, counts, errors)
+            if suffix == ".csv":
+                table = pd.DataFrame(part.drop(columns=part.geometry.name))
+                table = neutralise_formulas(table)
+                # the BOM starts the file only: appended partitions are plain UTF-8
+                enc = "utf-8-sig" if (csv_bom and i == 0) else "utf-8"
+                table.to_csv(tmp, mode="a" if i else "w", header=i == 0, index=False, encoding=enc)
+            elif suffix == ".gpkg":
+                _write_gpkg(_typed(part), tmp, layer=out.stem, append=i > 0)
+            elif suffix == ".shp":
+                if short is None:
+                    short = shapefile_names(list(part.columns.drop(part.geometry.name)))
+                _write_shp(part.rename(columns=short), tmp, append=i > 0, cut=cut)
+            elif suffix in (".fgb", ".geojson"):
+                whole.append(_typed(part))
+            else:
+                table = pq.read_table(work.part(i)).replace_schema_metadata(None)
+                writer.write_table(
+                    table.cast(unified.remove_metadata()).replace_schema_metadata(unified.metadata)
+                )
+        if writer is not None:
+            writer.close()
+            writer = None
+        if n_parts == 0:
+            raise InputError("the parcel layer has no features", field="parcels")
+        if whole:
+            _write_whole(whole, tmp, suffix, layer=out.stem)
+        if suffix == ".shp":
+            _move_shapefile(tmp, out, short or {}, cut)
+            if cut:
+                log.warning(
+                    "%s: text cut to %d bytes (a shapefile's limit) in %s; the .gpkg output"
+                    " keeps it whole",
+                    out,
+                    SHP_TEXT_BYTES,
+                    ", ".join(f"{n:,} values of {c}" for c, n in cut.items()),
+                )
+        else:
+            os.replace(tmp, out)
+    except OSError as exc:
+        raise OutputError(f"cannot write ({exc})", path=out) from None
+    finally:
+        if writer is not None:
+            writer.close()
+        for f in _shapefile_files(tmp) if suffix == ".shp" else [tmp]:
+            f.unlink(missing_ok=True)
+    return {"counts": counts, "errors": errors}
+
+
+def _typed(part: Any) -> Any:
+    """The partition with its yes / no / unknown columns as nullable booleans."""
+    out = part.copy()
+    for col in TRI_STATE_COLUMNS:
+        if col in out.columns:
+            text = out[col].astype("string")
+            out[col] = text.map({"yes": True, "no": False}, na_action="ignore").astype("boolean")
+    return out
+
+
+def _gdal_write(frame: Any, path: Path, **kw: Any) -> None:
+    import pyogrio
+
+    try:
+        # the Arrow path writes pandas nullable booleans as OGR booleans with nulls
+        pyogrio.write_dataframe(frame, path, use_arrow=True, **kw)
+    except OSError:
+        raise
+    except Exception as exc:  # pyogrio/GDAL errors
+        raise OutputError(f"cannot write ({' '.join(str(exc).split())[:200]})", path=path) from None
+
+
+def _write_gpkg(frame: Any, path: Path, *, layer: str, append: bool) -> None:
+    """Append to a GeoPackage 1.3 with a typed MultiPolygon geometry column."""
+    _gdal_write(
+        frame,
+        path,
+        layer=layer,
+        driver="GPKG",
+        append=append,
+        geometry_type="MultiPolygon",
+        promote_to_multi=True,
+        **({} if append else {"dataset_options": {"VERSION": GPKG_VERSION}}),
+    )
+
+
+def _write_whole(parts: list[Any], path: Path, suffix: str, *, layer: str) -> None:
+    import geopandas as gpd
+
+    frame = gpd.GeoDataFrame(pd.concat(parts, ignore_index=True), crs=parts[0].crs)
+    if suffix == ".geojson" and frame.crs is not None and not frame.crs.equals("EPSG:4326"):
+        # RFC 7946: GeoJSON coordinates are WGS 84 longitude/latitude
+        frame = frame.to_crs("EPSG:4326")
+    driver = "FlatGeobuf" if suffix == ".fgb" else "GeoJSON"
+    options = {"RFC7946": "YES"} if driver == "GeoJSON" else {}
+    if driver == "FlatGeobuf":
+        # its packed R-tree reorders features (Hilbert order) and cannot hold the null
+        # geometry of an error row: without it the rows stay in input order
+        options["SPATIAL_INDEX"] = "NO"
+    _gdal_write(
+        frame,
+        path,
+        layer=layer,
+        driver=driver,
+        geometry_type="MultiPolygon",
+        promote_to_multi=True,
+        layer_options=options,
+    )
+
+
+def shapefile_names(columns: Sequence[str]) -> dict[str, str]:
+    """Full name -> unique name of at most 10 characters, for a shapefile's .dbf.
+
+    Names that fit are kept; longer ones are cut to 10 characters, and a cut that
+    clashes with another name ends in ``_1``, ``_2``, ... instead.
+    """
+    used = {c.upper() for c in columns if len(c) <= SHP_FIELD_CHARS}
+    out: dict[str, str] = {}
+    for c in columns:
+        if len(c) <= SHP_FIELD_CHARS:
+            out[c] = c
+            continue
+        name, k = c[:SHP_FIELD_CHARS], 0
+        while name.upper() in used:
+            k += 1
+            tail = f"_{k}"
+            name = c[: SHP_FIELD_CHARS - len(tail)] + tail
+        used.add(name.upper())
+        out[c] = name
+    return out
+
+
+def _shapefile_files(path: Path) -> list[Path]:
+    return [path.with_suffix(s) for s in (".shp", ".shx", ".dbf", ".prj", ".cpg")]
+
+
+#: Longest text value of a dBase field, bytes.
+SHP_TEXT_BYTES = 254
+
+
+def _clip_text(values: Any) -> tuple[Any, int]:
+    """Cut text to :data:`SHP_TEXT_BYTES` UTF-8 bytes (whole characters); count the cut."""
+    text = pd.Series(values, dtype="string")
+    nbytes = text.str.encode("utf-8").str.len()
+    long = (nbytes > SHP_TEXT_BYTES).fillna(False).to_numpy(dtype=bool)
+    if not long.any():
+        return values, 0
+    cut = text[long].str.encode("utf-8").str[:SHP_TEXT_BYTES].str.decode("utf-8", "ignore")
+    out = text.copy()
+    out[long] = cut
+    return out.astype(object).to_numpy(), int(long.sum())
+
+
+def _write_shp(frame: Any, path: Path, *, append: bool, cut: dict[str, int]) -> None:
+    """Append to a shapefile; text past 254 bytes is cut and counted in ``cut``."""
+    # a .dbf has dates but no date-times: keep them whole, as ISO 8601 text
+    stamps = [c for c in frame.columns if frame[c].dtype.kind == "M"]
+    if stamps:
+        frame = frame.assign(**{c: frame[c].astype("string") for c in stamps})
+    frame = frame.copy()
+    for col in frame.columns:
+        kind = frame[col].dtype
+        if col != frame.geometry.name and (kind.kind == "O" or pd.api.types.is_string_dtype(kind)):
+            frame[col], n = _clip_text(frame[col].to_numpy())
+            if n:
+                cut[col] = cut.get(col, 0) + n
+    _gdal_write(
+        frame,
+        path,
+        driver="ESRI Shapefile",
+        append=append,
+        geometry_type="MultiPolygon",
+        promote_to_multi=True,
+        layer_options={"ENCODING": "UTF-8"},
+    )
+
+
+def _move_shapefile(tmp: Path, out: Path, names: dict[str, str], cut: dict[str, int]) -> None:
+    """Rename the temporary shapefile's parts to ``out`` and write ``OUT.fields.csv``.
+
+    The sidecar lists each short .dbf name with the full result column name it stands
+    for and how many of its values were cut to 254 bytes
+    (``shp_name,full_name,values_cut``; the GeoPackage output keeps them whole).
+    """
+    for part in _shapefile_files(tmp):
+        if part.exists():
+            os.replace(part, out.with_suffix(part.suffix))
+    table = pd.DataFrame(
+        {
+            "shp_name": list(names.values()),
+            "full_name": list(names),
+            "values_cut": [cut.get(short, 0) for short in names.values()],
+        }
+    )
+    table.to_csv(out.with_suffix(".fields.csv"), index=False, encoding="utf-8-sig")
+
+
+def _count(
+    part: Any, counts: dict[str, dict[str, int]], errors: list[tuple[int, str, str]]
+) -> None:
+    for col in ("status", "jurisdiction", "regulated", "category"):
+        vc = part[col].fillna("-").astype(str).value_counts()
+        bucket = counts.setdefault(col, {})
+        for k, v in vc.items():
+            bucket[str(k)] = bucket.get(str(k), 0) + int(v)
+    for col in ("floodplain_sqft", "floodway_sqft", "wetland_sqft"):
+        bucket = counts.setdefault("parcels_with", {})
+        bucket[col] = bucket.get(col, 0) + int((part[col] > 0).sum())
+    bad = part[part["status"] == "error"]
+    for r, pid, e in zip(bad["row"], bad["parcel_id"], bad["error"], strict=True):
+        if len(errors) < 20:
+            errors.append((int(r), str(pid), str(e)))

@@ -1,0 +1,192 @@
+"""The parcel file read in partitions, and the folder of finished ones (resume).
+
+Each finished partition is written to ``OUT.parts/`` with a manifest keyed by the input's hash
+and the options (:func:`run_key`), so an interrupted run resumes where it stopped and
+produces the same file as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from georeview import __version__
+from georeview.errors import (
+    ConfigError,
+    CRSError,
+    OutputError,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Source:
+    """The parcel file and how to read it in slices (picklable, read on Dask workers too).
+
+    Any format of :mod:`georeview.load.vector` (GeoPackage, shapefile or zipped shapefile,
+    GeoJSON, FlatGeobuf, File Geodatabase, GeoParquet, CSV with ``crs``).
+    """
+
+    path: str
+    layer: str | None = None
+    #: CRS of a CSV parcel file (``--crs``); other formats state their own.
+    crs: str | None = None
+
+    def info(self) -> Any:
+        """The layer's :class:`~georeview.load.vector.VectorInfo`.
+
+        A multi-layer file without ``layer`` is refused, listing its layers.
+        """
+        from georeview.load.vector import vector_info
+
+        info = vector_info(
+            self.path, layer=self.layer, label="parcels", crs=self.crs, force_count=True
+        )
+        if info.crs is None:
+            raise CRSError(
+                "the parcel layer has no coordinate reference system (a CSV states none:"
+                " pass --crs)",
+                path=self.path,
+                field="parcels",
+            )
+        return info
+
+    def fields(self) -> list[str]:
+        """Names of the attribute fields of the parcel layer."""
+        return list(self.info().fields)
+
+    def count(self) -> int:
+        """Number of features (counted by the driver when the format does not store it)."""
+        return self.info().features
+
+    def read(self, start: int, count: int) -> Any:
+        """Read rows ``start`` to ``start + count`` (input order)."""
+        import sys
+
+        from georeview.load.vector import read_vector
+
+        # parcels are read a partition at a time: the per-layer feature limit is not theirs
+        return read_vector(
+            self.path,
+            layer=self.layer,
+            label="parcels",
+            crs=self.crs,
+            skip=start,
+            count=count,
+            max_features=sys.maxsize,
+        )
+
+
+def partitions(n_rows: int, size: int) -> list[tuple[int, int, int]]:
+    """``(index, start, count)`` of each partition of ``n_rows`` rows."""
+    if size < 1:
+        raise ConfigError("partition size must be at least 1", field="--partition-size")
+    return [(i, s, min(size, n_rows - s)) for i, s in enumerate(range(0, n_rows, size))]
+
+
+def _hash_file(path: Path, h: Any) -> None:
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+
+
+def run_key(source: Source, layers: Any, options: Mapping[str, Any]) -> str:
+    """Hash of the input (content), the layers (layers.toml and file sizes/times) and options.
+
+    A work folder whose manifest has another key is stale and is started over.
+    """
+    h = hashlib.sha256()
+    p = Path(source.path)
+    files = [p]
+    if p.suffix.lower() == ".shp":
+        files = sorted(q for q in p.parent.glob(p.stem + ".*") if q.is_file())
+    elif p.is_dir():  # a File Geodatabase folder
+        files = sorted(q for q in p.rglob("*") if q.is_file())
+    for f in files:
+        h.update(f.name.encode())
+        _hash_file(f, h)
+    toml = layers.folder / "layers.toml"
+    h.update(toml.read_bytes())
+    for name in type(layers.config).model_fields:
+        lp = (
+            layers.path(name)
+            if name not in ("municipality", "village_name", "working_crs", "notes")
+            else None
+        )
+        if lp is not None and lp.exists():
+            st = lp.stat()
+            h.update(f"{name}:{lp.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    h.update(
+        json.dumps(
+            {**options, "version": __version__, "layer": source.layer}, sort_keys=True, default=str
+        ).encode()
+    )
+    return h.hexdigest()
+
+
+class WorkFolder:
+    """``OUT.parts/``: finished partitions and a manifest keyed by :func:`run_key`."""
+
+    def __init__(self, out: Path, key: str, n_parts: int):
+        self.dir = Path(str(out) + ".parts")
+        self.key = key
+        self.n_parts = n_parts
+        manifest = self.dir / "manifest.json"
+        old = None
+        if manifest.is_file():
+            try:
+                old = json.loads(manifest.read_text("utf-8")).get("key")
+            except (OSError, ValueError):
+                old = None
+        if old != key and self.dir.exists():
+            log.info("%s: options or input changed; starting over", self.dir)
+            for f in self.dir.glob("part-*.parquet"):
+                f.unlink()
+        from georeview.report import write_atomic
+
+        write_atomic(
+            manifest,
+            json.dumps({"key": key, "partitions": n_parts, "version": __version__}, indent=2),
+        )
+
+    def part(self, i: int) -> Path:
+        """Path of partition ``i``."""
+        return self.dir / f"part-{i:06d}.parquet"
+
+    def done(self, i: int) -> bool:
+        """Whether partition ``i`` is finished."""
+        return self.part(i).is_file()
+
+    def write(self, i: int, frame: Any) -> None:
+        """Write partition ``i`` atomically (temporary name, then rename)."""
+        tmp = self.dir / f".part-{i:06d}.{os.getpid()}.tmp"
+        try:
+            frame.to_parquet(tmp, index=False)
+            os.replace(tmp, self.part(i))
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise OutputError(f"cannot write a partition ({exc})", path=self.part(i)) from None
+
+    def remove(self) -> None:
+        """Delete the work folder (after the output is complete)."""
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def read_part(path: Path) -> Any:
+    """Read one finished partition (GeoParquet) back."""
+    import geopandas as gpd
+
+    return gpd.read_parquet(path)
+
+
+def tmp_name(out: Path) -> Path:
+    """The temporary name an output is written under before it is renamed."""
+    return out.with_name(f".{out.stem}.partial-{os.getpid()}{out.suffix}")
