@@ -16,6 +16,7 @@ from georeview.errors import ConfigError
 __all__ = [
     "RULE_KINDS",
     "Condition",
+    "Interpretation",
     "Ordinance",
     "Parameter",
     "Reach",
@@ -122,6 +123,11 @@ class Reach(StrictModel):
     outside: Literal["all", "subdivision", "none"] = "none"
     citation_village: str = ""
     citation_extraterritorial: str = ""
+    #: What makes an activity reached where the reach is ``subdivision`` (default: it
+    #: creates one, ``activity.kinds`` contains ``subdivision``).
+    subdivision_when: Condition | None = None
+    #: What the reach finding asks while that condition is unknown.
+    subdivision_question: str = ""
 
 
 class Parameter(StrictModel):
@@ -130,6 +136,21 @@ class Parameter(StrictModel):
     value: Any
     units: str | None = None
     citation: str
+    note: str = ""
+
+
+class Interpretation(StrictModel):
+    """A local reading of the ordinance the program applies until the Village decides.
+
+    Every finding of a rule in ``rules``, or reading one of ``reads``, carries ``label``
+    while the Village's determination ``determined_by`` is not given.
+    """
+
+    label: str
+    citation: str
+    determined_by: str
+    reads: tuple[str, ...] = Field(default=(), strict=False)
+    rules: tuple[str, ...] = Field(default=(), strict=False)
     note: str = ""
 
 
@@ -144,6 +165,7 @@ class Ordinance(StrictModel):
     reach: Reach
     category_labels: dict[str, str] = Field(default_factory=dict, strict=False)
     parameters: dict[str, Parameter] = Field(default_factory=dict, strict=False)
+    interpretations: dict[str, Interpretation] = Field(default_factory=dict, strict=False)
     #: Further rule files of the folder, in the order they are appended.
     rule_files: tuple[str, ...] = Field(default=(), strict=False)
     rules: tuple[Rule, ...] = Field(strict=False)
