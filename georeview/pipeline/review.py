@@ -20,9 +20,9 @@ import shapely
 from georeview import __version__
 from georeview.config import load_submission_config
 from georeview.errors import ConfigError, DataSourceError
+from georeview.facts.build import activity_columns, facts_frame, record_of, site_map_columns
 from georeview.facts.determinations import FILE_NAME as DETERMINATIONS_FILE
 from georeview.facts.determinations import load_determinations
-from georeview.facts.build import activity_columns, facts_frame, record_of, site_map_columns
 from georeview.facts.plan import plan_facts
 from georeview.facts.sitemap import sitemap_facts
 from georeview.load import Layers, LoadedSubmission, load_layers, load_submission, to_crs
@@ -453,17 +453,25 @@ def measure_terrain(
         length_ft=float(ordinance.param("downstream_trace_ft")),
     )
     out["downstream"] = down.to_dict()
+    reasons: list[str] = []
     if out.get("nodata_share") and down.reaches_water_within_quarter_mile is False:
         # Runoff from the cells without data was not traced: "reaches no water" is
         # then not known (one that does reach water stays a yes).
-        out["downstream"]["reaches_water_within_quarter_mile"] = None
-        out["downstream"]["reason"] = (
+        reasons.append(
             f"{100 * out['nodata_share']:.1f} % of the DEM cells inside the disturbed area"
             " have no data; flow from them was not traced"
         )
+    absent = [n for n in ("hydrography", "wetlands") if getattr(layers.config, n) is None]
+    if absent and down.reaches_water_within_quarter_mile is False:
+        # Finding no water proves nothing when the layer that maps it is missing.
+        reasons.append(
+            f"no {' or '.join(absent)} layer in layers.toml: the trace found none of the "
+            "waters it could see, but cannot say that none lies downstream"
+        )
+    if reasons:
+        out["downstream"].update(reaches_water_within_quarter_mile=None, reason="; ".join(reasons))
+    if out["downstream"].get("reason"):
         warnings.append(f"Downstream trace: {out['downstream']['reason']}")
-    if down.reason:
-        warnings.append(f"Downstream trace: {down.reason}")
     # A DEM whose elevations or slopes are implausible for its declared vertical units
     # (metres declared feet, or the reverse) is flagged, never silently used.
     warnings += terrain.vertical_units_warnings(
@@ -554,6 +562,12 @@ def engineering_facts(eng: Any) -> dict[str, Any]:
         "soil_loss_tons_per_acre_year": eng.soil_loss_tons_per_acre_year,
         "soil_loss.calculated": True if eng.soil_loss_tons_per_acre_year is not None else None,
         "soil_loss.mep_explanation_given": eng.soil_loss.mep_explanation_given,
+        # a phase without its share of annual R was given the share of the year it lasts
+        "soil_loss.uniform_erosivity": (
+            None
+            if eng.soil_loss_tons_per_acre_year is None
+            else any(p.get("r_fraction") is None for p in eng.soil_loss.phases)
+        ),
         "sediment_basin.ok": eng.sediment_basin.get("ok"),
         "sediment_basin.required_area_sqft": eng.sediment_basin.get("required_area_sqft"),
         "dewatering.required_area_sqft": eng.dewatering.get("required_area_sqft"),

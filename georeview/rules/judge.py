@@ -424,6 +424,18 @@ def _finding(rule: Rule, status: str, applies: bool | None, facts: Mapping[str, 
     )
 
 
+def _caveated(rule: Rule, found: Finding, facts: Mapping[str, Any]) -> Finding:
+    """Add the rule's caveats whose condition holds to the finding's message."""
+    from dataclasses import replace
+
+    from georeview.rules.evaluate import evaluate
+
+    notes = [c.text for c in rule.caveats if evaluate(c.when, facts) is True]
+    if not notes:
+        return found
+    return replace(found, message=" ".join((found.message, *notes)))
+
+
 def _interpreted(
     ordinance: Ordinance, rule: Rule, found: Finding, facts: Mapping[str, Any]
 ) -> Finding:
@@ -471,6 +483,8 @@ def judge(ordinance: Ordinance, facts: Mapping[str, Any]) -> Judgement:
     for rule in ranked:
         status = STATUSES[v.codes[rule.id][0]]
         found = _finding(rule, status, v.applies[rule.id].at(0), row)
+        if status != "not_applicable":
+            found = _caveated(rule, found, row)
         if row["classification.regulated"] is not False:
             found = _interpreted(ordinance, rule, found, row)
         findings.append(found)

@@ -15,6 +15,7 @@ from georeview.errors import ConfigError
 
 __all__ = [
     "RULE_KINDS",
+    "Caveat",
     "Condition",
     "Interpretation",
     "Ordinance",
@@ -70,6 +71,13 @@ class Condition(StrictModel):
         return out
 
 
+class Caveat(StrictModel):
+    """Words a finding carries when ``when`` holds (what its verdict rests on)."""
+
+    when: Condition
+    text: str
+
+
 class Rule(StrictModel):
     """One rule instance of an ordinance file."""
 
@@ -98,11 +106,14 @@ class Rule(StrictModel):
     message_fail: str = ""
     message_unknown: str = ""
     message_na: str = ""
+    #: Caveats added to the message when their condition holds (an assumption the
+    #: verdict rests on, shown next to it).
+    caveats: tuple[Caveat, ...] = Field(default=(), strict=False)
 
     def facts(self) -> set[str]:
         """Every fact name the rule reads."""
         out = {n for n in (self.measure, self.fact) if n}
-        for c in (self.when, self.applies_when):
+        for c in (self.when, self.applies_when, *(k.when for k in self.caveats)):
             if c is not None:
                 out |= c.facts()
         return out
