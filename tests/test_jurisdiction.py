@@ -68,7 +68,7 @@ def test_reach_by_class(kind, cls, miles):
 def test_a_city_without_a_class_is_not_taken_as_fourth_class():
     # Its reach is 1.5 or 3 miles by class (Wis. Stat. § 236.02(5)): none is assumed.
     with pytest.raises(ConfigError, match="class"):
-        jur.etj_miles("C", None)
+        jur.etj_miles("C", None, reach_miles=REACH)
 
 
 def test_deerfield_cambridge_distance(deerfield):

@@ -781,7 +781,7 @@ def evaluate(
             peaks[storm]["post_routed"] = float(q)
             reasons[storm]["post_routed"] = None
     if hyd.detention:
-        unrouted = [s for s in PEAK_STORMS if s not in hyd.routed_peak_cfs]
+        unrouted = [s for s in peaks if s not in hyd.routed_peak_cfs]
         for storm in unrouted:
             peaks[storm]["post_routed"] = None
             reasons[storm]["post_routed"] = (
