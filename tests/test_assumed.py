@@ -134,26 +134,23 @@ def test_unrouted_peaks_of_a_site_with_detention_are_needs_info(tmp_path):
     # Deerfield 31.06(3)(C)1: "The peak rate of runoff leaving the site ... shall not exceed
     # that of the pre or undisturbed condition". With detention described, the peak leaving
     # the site is the routed outflow; TR-55's unrouted peak is not it.
-    sub = _sample(
-        tmp_path,
-        "deerfield_larger_site",
-        ("[hydrology]\n", '[hydrology]\ndetention = "wet detention basin DB-1"\n'),
-    )
+    # The sample describes its wet detention basin ([hydrology] detention) and routes nothing.
+    sub = _sample(tmp_path, "deerfield_larger_site")
     r = review(sub, with_terrain=False)
     for rule in ("deerfield.31.06.3.C.1.a", "deerfield.31.06.3.C.1.b", "deerfield.31.06.3.C.1.c"):
         f = _finding(r, rule)
         assert f["status"] == "needs_info", rule
         assert "routed" in f["message"]
     assert any("Detention described" in w for w in r.extras["engineering"]["warnings"])
-    # A routed outflow for the 1-year storm decides that storm again: 3.0 cfs after the
-    # pond against the TR-55 pre-development peak of the same site.
+    # A routed outflow for the 1-year storm decides that storm again: 0.1 cfs after the
+    # pond is below the site's TR-55 pre-development 1-year peak (7.4 cfs, sample README).
     routed = _sample(
         tmp_path / "routed",
         "deerfield_larger_site",
         (
             "[hydrology]\n",
-            '[hydrology]\ndetention = "wet detention basin DB-1"\n'
-            'routed_peak_cfs = { 1yr = 0.1 }\nrouted_source = "pond routing, sheet C-6"\n',
+            '[hydrology]\nrouted_peak_cfs = { 1yr = 0.1 }\n'
+            'routed_source = "pond routing, sheet C-6"\n',
         ),
     )
     r2 = review(routed, with_terrain=False)
