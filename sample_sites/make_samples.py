@@ -1396,12 +1396,19 @@ Engineering inputs, and what they are:
   The peaks shown are therefore a demonstration of the method, not design values.
 
 Deliberate outcomes: somers_etj_near_kenosha exceeds 5 t/ac/yr (its yard stays bare from May
-to October) and gives a written maximum-extent-practicable explanation; deerfield_larger_site
-declares no routed detention outflow, so its post-development peaks exceed the
-pre-development peaks and 31.06(3)(C)1.a-c fail, while its sediment basin is sized to pass
-31.06(3)(B); the two extraterritorial Deerfield subdivisions are larger sites that declare no
-`[hydrology]` or basin, so their peaks and basin area are `needs_info`; deerfield_wetland_floodplain
-omits the wetland from its map and somers_bad_map has a coarse, ungridded map.
+to October) and gives a written maximum-extent-practicable explanation, whose acceptance is the
+Village Administrator's (17.055: needs_info until a determinations.toml says); deerfield_larger_site
+describes a wet detention basin but declares no routed outflow, so the peak leaving the site is
+unknown and 31.06(3)(C)1.a-c need information (its unrouted TR-55 peaks exceed the
+pre-development peaks), while its sediment basin is sized to pass 31.06(3)(B); the two
+extraterritorial Deerfield subdivisions are larger sites that declare no `[hydrology]` or basin,
+so their peaks and basin area are `needs_info`, and whether the Village Engineer requires a basin
+is the Village's to decide; deerfield_wetland_floodplain omits the wetland from its map and
+somers_bad_map has a coarse, ungridded map. No sample carries a determinations.toml: every
+Deerfield site the ordinance regulates asks whether it lies in Master Plan conservancy or
+corridor areas (31.06(4)), and every regulated Somers site whether the Administrator identifies
+it under 17.04(A)(3); the Somers findings that follow the one-acre split say it is a local
+interpretation.
 
 ## What a reviewer should conclude
 
