@@ -147,7 +147,7 @@ def verdicts(ordinance: Ordinance, facts: Facts | pd.DataFrame) -> Verdicts:
     facts.set("classification.regulated", _tri_column(regulated))
     not_reg = regulated.false
     # A trigger of a site the ordinance does not reach, or exempts, decides nothing: it
-    # asks nothing either (the Village's own trigger, 17.04(A)(3), included).
+    # asks nothing either (a trigger only the Village can decide included).
     moot = reached.false | exempt.true
     for rule in _of_kind(ordinance, "trigger"):
         codes[rule.id][moot & ~applies[rule.id].true] = _NOT_APPLICABLE
