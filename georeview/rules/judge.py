@@ -456,12 +456,12 @@ def _interpreted(
             continue
         decided = facts.get(interp.determined_by)
         if decided is None:
-            note = f" [Local interpretation ({interp.citation}): {interp.label}]"
+            note = f" [Local interpretation: {interp.label}]"
             found = replace(found, message=found.message + note)
         else:
             note = (
                 f" [The Village's determination ({interp.determined_by} = "
-                f"{_show(decided)}) replaces the local interpretation ({interp.citation}).]"
+                f"{_show(decided)}) replaces the local interpretation.]"
             )
             evidence = tuple(dict.fromkeys((*found.evidence, "village")))
             found = replace(found, message=found.message + note, evidence=evidence)
