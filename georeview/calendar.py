@@ -430,7 +430,14 @@ def _deadline(spec: Mapping[str, Any], municipality: str, facts: Mapping[str, An
             days = int(facts[extra])
             rule = f"{days} days ({extra.replace('_', ' ')}) after {start.isoformat()}"
         elif extra is not None and facts.get(extra) is None:
-            basis = f"{basis} {extra.replace('_', ' ')} not given: 180 days assumed the longer."
+            # "whichever is longer": without the other term the longer is unknown
+            return Deadline(
+                **common,
+                date=None,
+                rule=f"needs {extra}",
+                basis=f"{basis} Not computed: {extra.replace('_', ' ')} not given, so which "
+                "term is the longer is unknown.",
+            )
         days += spec.get("plus_days", 0)
         if spec.get("plus_days"):
             rule += f", plus {spec['plus_days']} days of extensions"

@@ -382,8 +382,10 @@ SAMPLE_RAINFALL_SOURCE = (
 #: Declared area of the larger site's sediment basin, sq ft: above the area 31.06(3)(B)
 #: requires for its 5-year construction peak (``verify`` checks that the basin passes).
 BIG_BASIN_SQFT = 12000.0
-#: A Deerfield larger site that declares no [hydrology] or basin: peaks and basin unknown.
+#: A Deerfield larger site that declares no [hydrology] or basin: peaks and basin unknown,
+#: and whether the Village Engineer requires a basin is the Village's to decide.
 LARGER_WITHOUT_HYDROLOGY = [
+    "§ 31.06(3)(B)",
     "§ 31.06(3)(B)",
     "§ 31.06(3)(C)1.a",
     "§ 31.06(3)(C)1.b",
@@ -581,6 +583,8 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
     # TR-55 inputs of the larger site: covers on the soils layer's groups, flow paths at the
     # DEM mean slope of the disturbed area, and illustrative rainfall (not Atlas 14).
     big_hydrology = {
+        # the plan describes detention: its peak leaving the site is the routed outflow
+        "detention": "wet detention basin (the project description)",
         "existing": [{"cover": "row_crops_straight_good", "hsg": "from_soils", "fraction": 1.0}],
         "proposed": [
             {"cover": "impervious", "hsg": "from_soils", "fraction": 0.55},
@@ -693,10 +697,12 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
                 "larger_site": "yes",
             },
             "Regulated and major (31.06(1)(C), 31.02(16)); 7.0 acres disturbed at a time is 5 or "
-            "more, so the larger-site standards of 31.06(3) apply. TR-55 peaks (illustrative "
-            "rainfall, not Atlas 14) rise after development with no routed detention declared, "
-            "so 31.06(3)(C)1.a-c fail; the declared 12,000 sq ft, 3.5-ft-deep fenced sediment "
-            "basin meets the area required for the 5-year construction peak (31.06(3)(B)).",
+            "more, so the larger-site standards of 31.06(3) apply. The plan describes a wet "
+            "detention basin but declares no routed outflow, so the peak leaving the site is "
+            "unknown and 31.06(3)(C)1.a-c need information (TR-55's unrouted peaks, from "
+            "illustrative rainfall, not Atlas 14, rise after development); the declared 12,000 "
+            "sq ft, 3.5-ft-deep fenced sediment basin meets the area required for the 5-year "
+            "construction peak (31.06(3)(B)).",
             fmt="gpkg",
             tables={
                 "plan": deerfield_major_plan("Sheet C-5: TR-55 peaks and sediment basin sizing"),
@@ -712,8 +718,8 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
                 ],
             },
             review={
-                "fail": ["§ 31.06(3)(C)1.a", "§ 31.06(3)(C)1.b", "§ 31.06(3)(C)1.c"],
-                "needs_info": [],
+                "fail": [],
+                "needs_info": ["§ 31.06(3)(C)1.a", "§ 31.06(3)(C)1.b", "§ 31.06(3)(C)1.c"],
                 "peaks": True,
             },
         ),
@@ -1006,7 +1012,8 @@ def somers_samples(lay: Layers) -> list[Sample]:
             },
             review={
                 "fail": ["§ 17.08(C)(2)(a)"],
-                "needs_info": [],
+                # whether the explanation satisfies the Administrator: the Village's (17.055)
+                "needs_info": ["§ 17.055"],
                 "soil_loss": ">5",
                 "receiving": "wetland WWI30S00003",
             },
@@ -1389,12 +1396,19 @@ Engineering inputs, and what they are:
   The peaks shown are therefore a demonstration of the method, not design values.
 
 Deliberate outcomes: somers_etj_near_kenosha exceeds 5 t/ac/yr (its yard stays bare from May
-to October) and gives a written maximum-extent-practicable explanation; deerfield_larger_site
-declares no routed detention outflow, so its post-development peaks exceed the
-pre-development peaks and 31.06(3)(C)1.a-c fail, while its sediment basin is sized to pass
-31.06(3)(B); the two extraterritorial Deerfield subdivisions are larger sites that declare no
-`[hydrology]` or basin, so their peaks and basin area are `needs_info`; deerfield_wetland_floodplain
-omits the wetland from its map and somers_bad_map has a coarse, ungridded map.
+to October) and gives a written maximum-extent-practicable explanation, whose acceptance is the
+Village Administrator's (17.055: needs_info until a determinations.toml says); deerfield_larger_site
+describes a wet detention basin but declares no routed outflow, so the peak leaving the site is
+unknown and 31.06(3)(C)1.a-c need information (its unrouted TR-55 peaks exceed the
+pre-development peaks), while its sediment basin is sized to pass 31.06(3)(B); the two
+extraterritorial Deerfield subdivisions are larger sites that declare no `[hydrology]` or basin,
+so their peaks and basin area are `needs_info`, and whether the Village Engineer requires a basin
+is the Village's to decide; deerfield_wetland_floodplain omits the wetland from its map and
+somers_bad_map has a coarse, ungridded map. No sample carries a determinations.toml: every
+Deerfield site the ordinance regulates asks whether it lies in Master Plan conservancy or
+corridor areas (31.06(4)), and every regulated Somers site whether the Administrator identifies
+it under 17.04(A)(3); the Somers findings that follow the one-acre split say it is a local
+interpretation.
 
 ## What a reviewer should conclude
 

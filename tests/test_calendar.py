@@ -173,6 +173,7 @@ def test_somers_deadlines():
             category="major",
             issue_date=D(2026, 3, 2),
             additional_info_date=D(2025, 12, 22),
+            building_permit_days=90,  # shorter than 180 days: 180 is the longer
         )
     )
     assert out["review_complete_application"].date == D(2025, 12, 15)  # counted above
@@ -185,6 +186,18 @@ def test_somers_deadlines():
     # Nov = 93, Dec = 124, Jan = 155, Feb 25 = 180 -> 2027-02-25.
     assert out["permit_expiry_latest"].date == D(2027, 2, 25)
     assert out["permit_expiry_latest"].to_dict()["date"] == "2027-02-25"
+
+
+def test_somers_expiry_unknown_without_the_building_permit_term():
+    # 17.09(G): "180 days, or the length of the building permit ..., whichever is longer":
+    # without the building permit's term the longer is unknown, not 180 days.
+    out = _by_id(
+        deadlines(
+            "somers", application_date=D(2025, 11, 20), category="major", issue_date=D(2026, 3, 2)
+        )
+    )
+    assert out["permit_expiry"].date is None
+    assert "building permit days not given" in out["permit_expiry"].basis
 
 
 def test_somers_expiry_uses_longer_building_permit():

@@ -13,6 +13,7 @@ import pytest
 import shapely
 from _build import DEERFIELD, box_ft, dane_munis
 
+from georeview.errors import ConfigError
 from georeview.measure import jurisdiction as jur
 from georeview.rules import load_ordinance
 from georeview.units import miles_to_m
@@ -51,7 +52,6 @@ def test_mile_is_exact():
     ("kind", "cls", "miles"),
     [
         ("V", None, 1.5),
-        ("C", None, 1.5),
         ("C", 4, 1.5),
         ("C", 3, 3.0),
         ("C", 2, 3.0),
@@ -63,6 +63,12 @@ def test_reach_by_class(kind, cls, miles):
     # Wis. Stat. § 236.02(5): 3 miles for 1st-3rd class cities, 1.5 for 4th class and villages.
     # (the ordinances' etj_miles parameter must say what the statute says)
     assert jur.etj_miles(kind, cls, reach_miles=REACH) == miles
+
+
+def test_a_city_without_a_class_is_not_taken_as_fourth_class():
+    # Its reach is 1.5 or 3 miles by class (Wis. Stat. § 236.02(5)): none is assumed.
+    with pytest.raises(ConfigError, match="class"):
+        jur.etj_miles("C", None, reach_miles=REACH)
 
 
 def test_deerfield_cambridge_distance(deerfield):

@@ -220,8 +220,9 @@ def test_bad_plan_keys_name_the_field(tmp_path, body, field):
 
 
 def test_items_given_outside_the_plan_table(tmp_path):
-    # No [plan] table: the dates, the applicant (as owner or developer) and the
-    # description given elsewhere in submission.toml still count; the rest is unknown.
+    # No [plan] table: the dates and the description given elsewhere in submission.toml
+    # still count; the rest is unknown, the owner included: the applicant is not taken for
+    # the owner or developer (17.10(B)(3)(a)) unless the plan says so (applicant_is_owner).
     body = (
         'applicant = "Example Health"\napplicant_address = "1 Main St"\n'
         'description = "Office building and parking"\n'
@@ -229,7 +230,7 @@ def test_items_given_outside_the_plan_table(tmp_path):
     )
     facts = plan_facts(_sub(tmp_path, "somers", body))
     assert facts["plan.has.dates"] is True
-    assert facts["plan.has.owner"] is True
+    assert facts["plan.has.owner"] is None
     assert facts["plan.has.site_description"] is True
     assert facts["plan.has.receiving_water"] is None
     found = _findings("somers", facts)

@@ -165,8 +165,12 @@ def test_needs_information_says_what_and_how(page, tmp_path):
     page.goto(paths["html"].as_uri())
     rows = page.locator("tr.f-needs_info")
     assert rows.count() == rev.to_dict()["summary"]["counts"]["needs_info"]
-    first = rows.first
-    assert "rainfall" in first.locator("td.missing").inner_text().lower()
+    # the first peak finding (the Village's own questions, 31.06(4), come before it)
+    first = next(
+        rows.nth(i)
+        for i in range(rows.count())
+        if "rainfall" in rows.nth(i).locator("td.missing").inner_text().lower()
+    )
     how = first.locator("td.supply").inner_text()
     assert "submission.toml" in how
     assert '"rainfall_in"' in how
@@ -372,12 +376,16 @@ def batch(tmp_path_factory):
 def test_batch_index_and_summary(page, batch, tmp_path):
     with open(batch.summary_csv, newline="") as fh:
         rows = {r["name"]: r for r in csv.DictReader(fh)}
-    assert rows["deerfield_etj_subdivision"]["outcome"] == "incomplete"  # 5 need information
-    assert rows["deerfield_etj_subdivision"]["needs_info"] == "5"
-    assert rows["deerfield_larger_site"]["outcome"] == "fails"
-    assert rows["deerfield_larger_site"]["fail"] == "3"
+    # 5 need information from the applicant, 3 are for the Village to decide (31.06(3)(B)
+    # basin required, 31.06(4) master-plan areas and the Board's referral)
+    assert rows["deerfield_etj_subdivision"]["outcome"] == "incomplete"
+    assert rows["deerfield_etj_subdivision"]["needs_info"] == "8"
+    # the larger site describes detention without a routed outflow: its peaks are unknown
+    # (needs_info), not failed; whether it lies in master-plan areas is the Village's
+    assert rows["deerfield_larger_site"]["outcome"] == "incomplete"
+    assert rows["deerfield_larger_site"]["fail"] == "0"
     assert rows["deerfield_wetland_floodplain"]["extraordinary"] == "yes"
-    assert rows["deerfield_larger_site"]["extraordinary"] == "no"
+    assert rows["deerfield_larger_site"]["extraordinary"] not in ("yes", "no")
     for name, r in rows.items():
         assert r["report_html"] == f"{name}/report.html"
         assert (batch.out / r["report_html"]).is_file()

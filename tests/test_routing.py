@@ -43,9 +43,10 @@ def test_routed_outflow_below_pre_passes(tmp_path):
         f = next(f for f in r["findings"] if f["rule_id"] == f"deerfield.31.06.3.C.1.{rid}")
         assert f["status"] == "pass"
         assert f["measured"] == pytest.approx(round(q["post_routed"] - q["pre"], 3), abs=1e-3)
-    # Without routing the same site fails (TR-55 post peaks exceed pre).
-    assert any(
-        f["status"] == "fail"
+    # Without routing, the same site (which describes a detention basin) has no peak leaving
+    # the site: needs_info, never TR-55's unrouted post peak compared as if it left the site.
+    assert all(
+        f["status"] == "needs_info"
         for f in before["findings"]
         if f["rule_id"].startswith("deerfield.31.06.3.C.1")
     )

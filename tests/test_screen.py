@@ -248,6 +248,31 @@ def test_screen_frame_hand_worked_areas(village_layers: Path) -> None:
     assert out.loc["far", "municipality"] == ""
 
 
+def test_no_neighbours_layer_leaves_the_etj_undetermined(village_layers: Path) -> None:
+    # Without the neighbours, land within the village's 1.5 miles (Wis. Stat. 236.02(5))
+    # may be unincorporated (extraterritorial) or another municipality (outside): a parcel
+    # there is undetermined, not "outside, not regulated"; one beyond 1.5 miles is outside.
+    toml = village_layers / "layers.toml"
+    toml.write_text(toml.read_text().replace('[neighbors]\npath = "neighbors.gpkg"\n', ""))
+    ctx = build_context(load_layers(village_layers), parse_assume("disturb=whole"))
+    parcels = gpd.GeoDataFrame(
+        {"PARCELID": ["in", "near", "far"]},
+        geometry=[
+            shapely.box(X0 + 500, Y0 + 500, X0 + 600, Y0 + 600),  # village only
+            shapely.box(X0 - 600, Y0 + 500, X0 - 500, Y0 + 600),  # 500 m outside the limit
+            shapely.box(X0 + 20_000, Y0, X0 + 20_100, Y0 + 100),  # beyond 1.5 miles
+        ],
+        crs="EPSG:3071",
+    )
+    out = screen_frame(parcels, ctx).set_index("PARCELID")
+    assert out.loc["in", "jurisdiction"] == "village"
+    assert out.loc["near", "jurisdiction"] == "undetermined"
+    assert np.isnan(out.loc["near", "share_extraterritorial"])
+    assert out.loc["near", "regulated"] != "no"
+    assert out.loc["far", "jurisdiction"] == "outside"
+    assert out.loc["far", "regulated"] == "no"
+
+
 def test_jurisdiction_shares_equal_locate(village_layers: Path) -> None:
     layers = load_layers(village_layers)
     ctx = build_context(layers)

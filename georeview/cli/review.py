@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from georeview.cli.options import EXIT_OK, EXIT_SOME_FAILED
-from georeview.errors import OutputError
+from georeview.errors import InputError, OutputError
 
 __all__ = ["add_arguments", "main"]
 
@@ -21,6 +21,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--out", required=True, help="output folder for report.json/html and map.html")
     p.add_argument("--layers", help="layers folder (default: layers/<municipality>)")
+    p.add_argument(
+        "--determinations",
+        metavar="FILE",
+        help="the Village's determinations (default: determinations.toml beside "
+        "submission.toml, when there is one); never read from submission.toml",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace existing reports")
     p.add_argument("--no-map", action="store_true", help="skip map.html")
     p.add_argument(
@@ -39,7 +45,13 @@ def main(args: argparse.Namespace) -> int:
     out = Path(args.out)
     from georeview.pipeline import batch
 
+    determinations = Path(args.determinations) if args.determinations else None
     if batch.is_batch(target):
+        if determinations is not None:
+            raise InputError(
+                "--determinations names one submission's file; in a batch, keep each "
+                "determinations.toml beside its submission.toml"
+            )
         res = batch.review_many(
             target,
             out,
@@ -67,7 +79,10 @@ def main(args: argparse.Namespace) -> int:
     if (out / "report.json").exists() and not args.overwrite:
         raise OutputError("report.json exists; pass --overwrite to replace it", path=out)
     result = review(
-        target, Path(args.layers) if args.layers else None, with_terrain=not args.no_terrain
+        target,
+        Path(args.layers) if args.layers else None,
+        with_terrain=not args.no_terrain,
+        determinations=determinations,
     )
     paths = write_reports(result, out, with_map=not args.no_map)
     c = result.judgement

@@ -23,6 +23,7 @@ __all__ = ["MEASURED", "activity_columns", "facts_frame", "record_of", "site_map
 #: Facts the measure stage gives every row (NaN / None where not measured).
 MEASURED = (
     "jurisdiction.status",
+    "jurisdiction.undetermined_reason",
     "jurisdiction.share.village",
     "jurisdiction.share.extraterritorial",
     "jurisdiction.share.outside",

@@ -265,6 +265,9 @@ class Plan(StrictModel):
     # Somers 17.10(B)(3)(a); start and end dates are [activity] start_date / end_date.
     owner_name: Text | None = None
     owner_address: Text | None = None
+    #: The applicant (submission.toml ``applicant``, ``applicant_address``) is the owner or
+    #: developer: only then do the applicant's name and address stand for theirs.
+    applicant_is_owner: bool | None = None
     consultant: Consultant | NotApplicable | None = Field(default=None, union_mode="left_to_right")
     # 17.10(A), 17.10(B)(3)(b), 31.09(2)
     site_description: Text | None = None
@@ -397,7 +400,7 @@ def _all_given(model: Any, names: tuple[str, ...]) -> bool:
 
 def plan_items(
     plan: Plan, documents: dict[str, Any], activity: Any, submission_cfg: Any = None
-) -> dict[str, bool]:
+) -> dict[str, bool | None]:
     """Return which plan items are given (before the unknown/absent distinction).
 
     Parameters
@@ -409,8 +412,9 @@ def plan_items(
     activity : georeview.config.Activity
         For the start and end dates (Somers 17.10(B)(3)(a)).
     submission_cfg : georeview.config.Submission, optional
-        Its ``applicant`` and ``applicant_address`` stand for the owner or developer,
-        and its ``description`` for the site description, when the plan gives none.
+        Its ``applicant`` and ``applicant_address`` stand for the owner or developer when
+        the plan says the applicant is one (``applicant_is_owner``; unknown while it does
+        not say), and its ``description`` for the site description, when the plan gives none.
 
     Returns
     -------
@@ -427,8 +431,11 @@ def plan_items(
     c = plan.consultant
     seq = plan.sequence
     bmps = plan.bmps
-    items: dict[str, bool] = {
-        "owner": (_given(plan.owner_name) and _given(plan.owner_address)) or cfg_owner,
+    owner: bool | None = _given(plan.owner_name) and _given(plan.owner_address)
+    if not owner and cfg_owner:
+        owner = plan.applicant_is_owner  # None (unknown) until the plan says
+    items: dict[str, bool | None] = {
+        "owner": owner,
         "consultant": isinstance(c, NotApplicable)
         or (isinstance(c, Consultant) and _all_given(c, ("firm", "address", "contact"))),
         "dates": activity.start_date is not None and activity.end_date is not None,
@@ -492,7 +499,8 @@ def plan_facts(submission: LoadedSubmission) -> dict[str, Any]:
     for name, ok in items.items():
         if ok:
             value: bool | None = True
-        elif not given or name == "control_calculations":
+        elif ok is None or not given or name == "control_calculations":
+            # None: the plan has not said (the applicant as owner, 17.10(B)(3)(a));
             # Unknown without a [plan] table; Deerfield 31.09(1)(D) is at the Village
             # Engineer's discretion: never a fail.
             value = None

@@ -243,6 +243,11 @@ class HydrologySpec(StrictModel):
     #: applicant's engineer; TR-55's graphical method does not route), cfs per storm.
     routed_peak_cfs: dict[StormKey, NonNeg] = Field(default_factory=dict)
     routed_source: str | None = None
+    #: Where the plan describes detention of the runoff (pond, basin, storage; e.g.
+    #: "wet detention basin DB-1, sheet C-4"). The peak leaving such a site is the routed
+    #: outflow: TR-55's unrouted post-development peak is not it, so a storm without
+    #: ``routed_peak_cfs`` has no peak leaving the site.
+    detention: Annotated[str, Field(min_length=1)] | None = None
 
     @model_validator(mode="after")
     def _sources(self) -> HydrologySpec:
@@ -775,6 +780,20 @@ def evaluate(
             # What leaves the site after the controls: what a peak-rate standard compares.
             peaks[storm]["post_routed"] = float(q)
             reasons[storm]["post_routed"] = None
+    if hyd.detention:
+        unrouted = [s for s in peaks if s not in hyd.routed_peak_cfs]
+        for storm in unrouted:
+            peaks[storm]["post_routed"] = None
+            reasons[storm]["post_routed"] = (
+                f"the plan describes detention ({hyd.detention}): the peak leaving the site is "
+                "its routed outflow, which TR-55 does not compute; give routed_peak_cfs"
+            )
+        if unrouted:
+            warnings.append(
+                f"Detention described ({hyd.detention}) without a routed outflow for the "
+                f"{', '.join(unrouted)} storm(s): TR-55's unrouted post-development peak is not "
+                "compared as the peak leaving the site."
+            )
     any_peak = any(v is not None for d in peaks.values() for v in d.values())
 
     sediment_basin, required = _sediment_basin(crit, peak, inputs)

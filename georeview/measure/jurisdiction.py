@@ -43,17 +43,28 @@ def etj_miles(
     ----------
     kind : str
         ``"C"`` city, ``"V"`` village, ``"T"`` town (towns have none).
-    city_class : int, optional
-        Class of a city (Wis. Stat. § 62.05); ``None`` means fourth class.
+    city_class : int
+        Class of a city (Wis. Stat. § 62.05); required for a city: its reach depends on
+        its class, and none is assumed.
     reach_miles : mapping
         The ordinance's ``etj_miles`` parameter: miles by ``village``, ``town`` and
         ``city_class_1`` .. ``city_class_4``.
+
+    Raises
+    ------
+    georeview.errors.ConfigError
+        A city without a class, a class outside 1 to 4, or a kind the parameter omits.
     """
     kind = kind.upper()
     if kind == "V":
         key = "village"
     elif kind == "C":
-        cls = 4 if city_class is None else int(city_class)
+        if city_class is None:
+            raise ConfigError(
+                "a city's class (1 to 4) is needed for its extraterritorial reach",
+                field="neighbors.city_class",
+            )
+        cls = int(city_class)
         if cls not in (1, 2, 3, 4):
             raise ConfigError(f"city class must be 1 to 4, got {city_class!r}", field="city_class")
         key = f"city_class_{cls}"
@@ -86,6 +97,10 @@ class Jurisdictions:
     #: Parts of the village's 1.5-mile zone that the equidistant line gives to a neighbour.
     ceded: dict[str, shapely.Geometry] = field(default_factory=dict)
     neighbours: tuple[Municipality, ...] = ()
+    #: Land within the village's reach whose status cannot be decided (no neighbours
+    #: layer: whether it is unincorporated is unknown), and why.
+    undetermined: shapely.Geometry = field(default_factory=shapely.Polygon)
+    undetermined_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -99,15 +114,29 @@ class JurisdictionResult:
     straddles: bool
     municipalities: dict[str, float]
     ceded_to: dict[str, float]
+    #: Site area whose status (extraterritorial or outside) cannot be decided, and why.
+    undetermined_sqft: float = 0.0
+    reason: str = ""
 
     @property
     def total_sqft(self) -> float:
         """Site area, square feet."""
-        return self.village_sqft + self.extraterritorial_sqft + self.outside_sqft
+        return (
+            self.village_sqft
+            + self.extraterritorial_sqft
+            + self.outside_sqft
+            + self.undetermined_sqft
+        )
 
-    def share(self, status: str) -> float:
-        """Fraction of the site area in ``status`` (village, extraterritorial, outside)."""
+    def share(self, status: str) -> float | None:
+        """Fraction of the site area in ``status`` (village, extraterritorial, outside).
+
+        ``None`` for the extraterritorial and outside shares while part of the site lies
+        where they cannot be told apart (:attr:`undetermined_sqft`).
+        """
         total = self.total_sqft
+        if status != "village" and total > 0 and self.undetermined_sqft / total >= SLIVER_SHARE:
+            return None
         value = {
             "village": self.village_sqft,
             "extraterritorial": self.extraterritorial_sqft,
@@ -117,12 +146,13 @@ class JurisdictionResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the report.json ``jurisdiction`` object."""
+        shares = {s: self.share(s) for s in ("village", "extraterritorial", "outside")}
         return {
             "status": self.status,
             "straddles": self.straddles,
-            "shares": {
-                s: round(self.share(s), 6) for s in ("village", "extraterritorial", "outside")
-            },
+            "shares": {s: None if v is None else round(v, 6) for s, v in shares.items()},
+            "undetermined_sqft": round(self.undetermined_sqft, 1),
+            "reason": self.reason or None,
             "area_sqft": {
                 "village": round(self.village_sqft, 1),
                 "extraterritorial": round(self.extraterritorial_sqft, 1),
@@ -162,10 +192,15 @@ def nearer_region(
     """
     if shapely.is_empty(within):
         return shapely.Polygon()
-    # Only boundary samples that can be nearest to some point of `within` matter;
-    # keeping those within reach of it keeps the diagram small.
-    reach = shapely.hausdorff_distance(within, shapely.centroid(within)) * 2
-    zone = shapely.buffer(within, reach)
+    # Only boundary samples that can be nearest to some point of `within` matter. A point
+    # p of `within` is at most d(v, x) + |p - v| from municipality x for any vertex v of
+    # `within`, so samples within the largest vertex distance plus the diameter of
+    # `within` are enough; fewer would let the clipped boundary's cut edges stand in for
+    # the real one.
+    verts = shapely.points(shapely.get_coordinates(within))
+    diameter = shapely.hausdorff_distance(within, shapely.centroid(within)) * 2
+    reach = float(max(shapely.distance(verts, a).max(), shapely.distance(verts, b).max()))
+    zone = shapely.buffer(within, reach + diameter + spacing_m)
     pa = _sample_boundary(shapely.intersection(a, zone), spacing_m)
     pb = _sample_boundary(shapely.intersection(b, zone), spacing_m)
     if len(pa) == 0:
@@ -175,18 +210,38 @@ def nearer_region(
     pts = np.vstack([pa, pb])
     pts, idx = np.unique(pts, axis=0, return_index=True)
     label = (idx >= len(pa)).astype(bool)
-    cells = shapely.voronoi_polygons(
-        shapely.multipoints(pts), extend_to=shapely.envelope(zone), ordered=True
+    # Samples along a long straight edge are collinear, and GEOS's Voronoi diagram of
+    # collinear points is degenerate: cells that miss their own sample and spill over
+    # their neighbours' (the Somers site 0.28 mi from the village and 0.96 mi from
+    # Kenosha was given to Kenosha that way). A fixed sub-millimetre jitter (1e-4 of the
+    # spacing) breaks the collinearity and moves the line by less than that.
+    rng = np.random.default_rng(0)
+    pts = pts + rng.uniform(-1e-4 * spacing_m, 1e-4 * spacing_m, pts.shape)
+    cells = shapely.get_parts(
+        shapely.voronoi_polygons(
+            shapely.multipoints(pts), extend_to=shapely.envelope(zone), ordered=True
+        )
     )
-    parts = shapely.get_parts(cells)
-    region_b = shapely.union_all(parts[label], grid_size=None)
-    return shapely.intersection(within, region_b)
+    # Should a cell still be wrong (invalid, or missing its sample), it is dropped and the
+    # gap it leaves given, piece by piece, to the nearer boundary measured exactly.
+    good = shapely.is_valid(cells) & shapely.intersects(cells, shapely.points(pts))
+    region_b = shapely.intersection(within, shapely.union_all(cells[good & label]))
+    region_a = shapely.intersection(within, shapely.union_all(cells[good & ~label]))
+    gaps = shapely.get_parts(shapely.difference(within, shapely.union_all([region_a, region_b])))
+    gaps = gaps[shapely.area(gaps) > 0]
+    if len(gaps):
+        probe = shapely.point_on_surface(gaps)
+        to_b = shapely.distance(probe, shapely.boundary(b)) < shapely.distance(
+            probe, shapely.boundary(a)
+        )
+        region_b = shapely.union_all([region_b, *gaps[to_b]])
+    return shapely.difference(region_b, region_a)
 
 
 def build(
     village_geom: shapely.Geometry,
     village_name: str,
-    neighbours: gpd.GeoDataFrame,
+    neighbours: gpd.GeoDataFrame | None,
     *,
     kind_field: str,
     name_field: str | None,
@@ -195,6 +250,7 @@ def build(
     village_kind: str = "V",
     village_class: int | None = None,
     spacing_m: float = 10.0,
+    crs: Any = None,
 ) -> Jurisdictions:
     """Compute a village's extraterritorial area from the boundary layers.
 
@@ -204,22 +260,50 @@ def build(
         The village limits (working CRS, metres or feet as that CRS says).
     village_name : str
         Name for messages.
-    neighbours : GeoDataFrame
-        Other municipalities with a C/V/T kind field (working CRS).
+    neighbours : GeoDataFrame or None
+        Other municipalities with a C/V/T kind field (working CRS). ``None`` (no
+        neighbours layer): which land around the village is unincorporated is unknown, so
+        its whole reach is :attr:`Jurisdictions.undetermined`, never taken as outside.
     kind_field, name_field : str
         Field names in ``neighbours``.
     reach_miles : mapping
         Extraterritorial reach by kind and city class, miles (:func:`etj_miles`).
     city_class : dict, optional
-        Class of named cities; absent = fourth class.
+        Class of named cities. A city near enough for its class to matter (within the
+        village's reach plus the largest city reach) must have one.
+    crs : optional
+        The working CRS, needed when ``neighbours`` is ``None``.
+
+    Raises
+    ------
+    georeview.errors.ConfigError
+        A city whose reach could touch the village's has no class.
     """
     if shapely.is_empty(village_geom):
         raise GeometryError("the village boundary is empty", field="boundary")
-    unit_m = _crs_unit_m(neighbours)
     city_class = city_class or {}
-    reach = miles_to_m(etj_miles(village_kind, village_class, reach_miles=reach_miles)) / unit_m
+    village_miles = etj_miles(village_kind, village_class, reach_miles=reach_miles)
+    if neighbours is None:
+        unit_m = _crs_unit_m(gpd.GeoDataFrame(geometry=[], crs=crs))
+        reach = miles_to_m(village_miles) / unit_m
+        village = Municipality(village_name, village_kind, village_geom, reach)
+        zone = shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)
+        return Jurisdictions(
+            village,
+            shapely.Polygon(),
+            undetermined=zone,
+            undetermined_reason=(
+                "no neighbours layer ([neighbors] in layers.toml): whether land near the "
+                "village is unincorporated, and so extraterritorial, is unknown"
+            ),
+        )
+    unit_m = _crs_unit_m(neighbours)
+    reach = miles_to_m(village_miles) / unit_m
     village = Municipality(village_name, village_kind, village_geom, reach)
     others = []
+    # a city farther than this cannot reach the village's zone whatever its class
+    city_miles = max(float(v) for k, v in reach_miles.items() if k.startswith("city_class_"))
+    far_m = reach + miles_to_m(city_miles) / unit_m
     kinds = neighbours[kind_field].astype(str).str.upper().str[:1].to_numpy()
     names = (
         neighbours[name_field].astype(str).to_numpy()
@@ -227,6 +311,17 @@ def build(
         else np.array([str(i) for i in neighbours.index])
     )
     for name, kind, geom in zip(names, kinds, neighbours.geometry.values, strict=True):
+        if kind == "C" and name not in city_class:
+            if shapely.distance(geom, village_geom) <= far_m:
+                raise ConfigError(
+                    f"the city of {name!r} lies within {village_miles + city_miles:g} miles of "
+                    "the village and has no class: its extraterritorial reach depends on its "
+                    "class and decides where the equidistant line falls; give it",
+                    field="neighbors.city_class",
+                )
+            # too far for any reach to touch the village's: its class cannot matter
+            others.append(Municipality(name, kind, geom, 0.0))
+            continue
         r = miles_to_m(etj_miles(kind, city_class.get(name), reach_miles=reach_miles)) / unit_m
         others.append(Municipality(name, kind, geom, r))
 
@@ -315,11 +410,17 @@ def locate(site: shapely.Geometry, j: Jurisdictions, *, unit_m: float = 1.0) -> 
         raise GeometryError("the site has no area", field="site")
     village = shapely.area(shapely.intersection(site, j.village.geometry))
     etj = shapely.area(shapely.intersection(site, j.extraterritorial))
-    outside = max(total - village - etj, 0.0)
+    unknown = shapely.area(shapely.intersection(site, j.undetermined))
+    outside = max(total - village - etj - unknown, 0.0)
     status_a, _, straddles_a = classify_shares(
         np.array([village]), np.array([etj]), np.array([total])
     )
     status, straddles = str(status_a[0]), bool(straddles_a[0])
+    if unknown / total >= SLIVER_SHARE:
+        # extraterritorial or outside: which, nobody can say without the neighbours
+        if unknown >= max(village, etj, outside):
+            status = "undetermined"
+        straddles = straddles or (village / total >= SLIVER_SHARE)
     munis: dict[str, float] = {}
     if village > 0:
         munis[j.village.name] = village / total
@@ -341,4 +442,6 @@ def locate(site: shapely.Geometry, j: Jurisdictions, *, unit_m: float = 1.0) -> 
         straddles=straddles,
         municipalities=munis,
         ceded_to=ceded,
+        undetermined_sqft=unknown * sqft,
+        reason=j.undetermined_reason if unknown / total >= SLIVER_SHARE else "",
     )

@@ -21,6 +21,8 @@ from georeview import __version__
 from georeview.config import load_submission_config
 from georeview.errors import ConfigError, DataSourceError
 from georeview.facts.build import activity_columns, facts_frame, record_of, site_map_columns
+from georeview.facts.determinations import FILE_NAME as DETERMINATIONS_FILE
+from georeview.facts.determinations import load_determinations
 from georeview.facts.plan import plan_facts
 from georeview.facts.sitemap import sitemap_facts
 from georeview.load import Layers, LoadedSubmission, load_layers, load_submission, to_crs
@@ -207,19 +209,25 @@ def jurisdictions_for(layers: Layers) -> Jurisdictions:
     boundary = layers.read("boundary")
     if boundary is None or boundary.empty:
         raise DataSourceError("the boundary layer has no features", path=layers.path("boundary"))
+    # No neighbours layer: the extraterritorial area is undetermined (the sites in it
+    # say needs_info), never empty.
     neighbours = layers.read("neighbors")
-    if neighbours is None:
-        neighbours = gpd.GeoDataFrame({"CTV": [], "MCD_NAME": []}, geometry=[], crs=boundary.crs)
     nb = cfg.neighbors
-    return build(
-        shapely.union_all(boundary.geometry.values),
-        cfg.village_name or cfg.municipality.title(),
-        neighbours,
-        kind_field=nb.kind_field if nb else "CTV",
-        name_field=nb.name_field if nb else "MCD_NAME",
-        city_class=dict(nb.city_class) if nb else {},
-        reach_miles=load_ordinance(cfg.municipality).param("etj_miles"),
-    )
+    try:
+        return build(
+            shapely.union_all(boundary.geometry.values),
+            cfg.village_name or cfg.municipality.title(),
+            neighbours,
+            kind_field=nb.kind_field if nb else "CTV",
+            name_field=nb.name_field if nb else "MCD_NAME",
+            city_class=dict(nb.city_class) if nb else {},
+            reach_miles=load_ordinance(cfg.municipality).param("etj_miles"),
+            crs=boundary.crs,
+        )
+    except ConfigError as exc:
+        if exc.path is not None:
+            raise
+        raise ConfigError(exc.message, path=toml, field=exc.field) from None
 
 
 def review(
@@ -229,6 +237,7 @@ def review(
     layers: Layers | None = None,
     jurisdictions: Jurisdictions | None = None,
     with_terrain: bool = True,
+    determinations: Path | None = None,
 ) -> Review:
     """Review one submission folder against its municipality's ordinance.
 
@@ -242,6 +251,9 @@ def review(
         Already-loaded layers and extraterritorial areas (a batch computes them once).
     with_terrain : bool
         Run the DEM-based measures when the layers have a DEM.
+    determinations : Path, optional
+        The Village's determinations file (:mod:`georeview.facts.determinations`);
+        default ``determinations.toml`` beside submission.toml when there is one.
     """
     submission_dir = Path(submission_dir)
     if layers is None:
@@ -257,6 +269,9 @@ def review(
             field="municipality",
         )
     ordinance = load_ordinance(layers.config.municipality)
+    if determinations is None and (submission_dir / DETERMINATIONS_FILE).is_file():
+        determinations = submission_dir / DETERMINATIONS_FILE
+    decided = load_determinations(determinations, sub.config.municipality)
     if jurisdictions is None:
         jurisdictions = jurisdictions_for(layers)
     site = sub.site_geom
@@ -282,6 +297,8 @@ def review(
         site, disturbance, crs, wetlands=wetlands, floodplain_sfha=fp_sfha, floodways=fp_ways
     )
     where = locate(site, jurisdictions, unit_m=float(crs.axis_info[0].unit_conversion_factor))
+    if where.reason:
+        warnings.append(f"Jurisdiction undetermined: {where.reason}.")
     hydro = layers.read("hydrography", bbox=bbox)
     terrain: dict[str, Any] = {}
     map_extra: dict[str, gpd.GeoDataFrame] = {}
@@ -314,7 +331,7 @@ def review(
             activity_columns(sub.config.activity, 1),
             n=1,
             site_map=site_map_columns(sub.config.site_map, 1),
-            extra={**engineering_facts(eng), **plan_facts(sub), **sitemap},
+            extra={**engineering_facts(eng), **plan_facts(sub), **sitemap, **decided.facts()},
         )
     )
     judgement = judge(ordinance, facts)
@@ -322,6 +339,7 @@ def review(
         "soil_loss_tons_per_acre_year": eng.soil_loss_tons_per_acre_year,
         "peak_flow_cfs": eng.peak_flow_cfs,
         "engineering": eng.to_dict(),
+        "determinations": decided.to_dict(),
     }
     if judgement.regulated is not False:
         # Fees and deadlines depend on the category the first pass found; the
@@ -435,17 +453,25 @@ def measure_terrain(
         length_ft=float(ordinance.param("downstream_trace_ft")),
     )
     out["downstream"] = down.to_dict()
+    reasons: list[str] = []
     if out.get("nodata_share") and down.reaches_water_within_quarter_mile is False:
         # Runoff from the cells without data was not traced: "reaches no water" is
         # then not known (one that does reach water stays a yes).
-        out["downstream"]["reaches_water_within_quarter_mile"] = None
-        out["downstream"]["reason"] = (
+        reasons.append(
             f"{100 * out['nodata_share']:.1f} % of the DEM cells inside the disturbed area"
             " have no data; flow from them was not traced"
         )
+    absent = [n for n in ("hydrography", "wetlands") if getattr(layers.config, n) is None]
+    if absent and down.reaches_water_within_quarter_mile is False:
+        # Finding no water proves nothing when the layer that maps it is missing.
+        reasons.append(
+            f"no {' or '.join(absent)} layer in layers.toml: the trace found none of the "
+            "waters it could see, but cannot say that none lies downstream"
+        )
+    if reasons:
+        out["downstream"].update(reaches_water_within_quarter_mile=None, reason="; ".join(reasons))
+    if out["downstream"].get("reason"):
         warnings.append(f"Downstream trace: {out['downstream']['reason']}")
-    if down.reason:
-        warnings.append(f"Downstream trace: {down.reason}")
     # A DEM whose elevations or slopes are implausible for its declared vertical units
     # (metres declared feet, or the reverse) is flagged, never silently used.
     warnings += terrain.vertical_units_warnings(
@@ -536,6 +562,12 @@ def engineering_facts(eng: Any) -> dict[str, Any]:
         "soil_loss_tons_per_acre_year": eng.soil_loss_tons_per_acre_year,
         "soil_loss.calculated": True if eng.soil_loss_tons_per_acre_year is not None else None,
         "soil_loss.mep_explanation_given": eng.soil_loss.mep_explanation_given,
+        # a phase without its share of annual R was given the share of the year it lasts
+        "soil_loss.uniform_erosivity": (
+            None
+            if eng.soil_loss_tons_per_acre_year is None
+            else any(p.get("r_fraction") is None for p in eng.soil_loss.phases)
+        ),
         "sediment_basin.ok": eng.sediment_basin.get("ok"),
         "sediment_basin.required_area_sqft": eng.sediment_basin.get("required_area_sqft"),
         "dewatering.required_area_sqft": eng.dewatering.get("required_area_sqft"),
@@ -581,18 +613,13 @@ def procedure(
         plat_fee_paid=act.plat_fee_paid,
         building_permit_fee_paid=act.building_permit_fee_paid,
     )
-    by_id = {item.id: item for item in fees.items}
-    app = by_id.get("application_fee")
-    sec = by_id.get("security")
-    out: dict[str, Any] = {
-        "fees": fees.to_dict(),
-        "_facts": {
-            "fees.application_usd": (
-                app.amount_usd if app and app.status in ("due", "waived") else None
-            ),
-            "fees.security_usd": sec.amount_usd if sec else None,
-        },
-    }
+    # money.toml names the fact each item's amount gives (``fact``): the item that applies
+    # to the category gives it, whatever its id in that municipality.
+    money_facts: dict[str, Any] = {}
+    for item in fees.items:
+        if item.fact is not None and money_facts.get(item.fact) is None:
+            money_facts[item.fact] = item.fact_value
+    out: dict[str, Any] = {"fees": fees.to_dict(), "_facts": money_facts}
     if sub.config.application_date is not None:
         listed = deadlines(
             municipality,
@@ -619,6 +646,7 @@ def measured_facts(
     down = terrain.get("downstream") or {}
     return {
         "jurisdiction.status": where.status,
+        "jurisdiction.undetermined_reason": where.reason or None,
         **{
             f"jurisdiction.share.{s}": where.share(s)
             for s in ("village", "extraterritorial", "outside")

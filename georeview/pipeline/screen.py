@@ -43,7 +43,7 @@ from georeview.errors import (
     OutputError,
 )
 from georeview.facts.build import activity_columns, facts_frame
-from georeview.measure.jurisdiction import CATEGORIES, classify_shares
+from georeview.measure.jurisdiction import CATEGORIES, SLIVER_SHARE, classify_shares
 from georeview.measure.overlay import (
     MAX_PIECE_VERTICES,
     dissolve_pieces,
@@ -146,6 +146,8 @@ class ScreenContext:
     #: municipalities grown by the widest extraterritorial reach, within the working
     #: CRS's area of use); parcels beyond it become error rows, never "outside".
     extent: tuple[float, float, float, float] | None = None
+    #: Land whose extraterritorial status is unknown (no neighbours layer), or None.
+    undetermined: Any | None = None
 
     @property
     def ordinance(self) -> Ordinance:
@@ -202,6 +204,11 @@ def build_context(
         village_name=j.village.name,
         village=subdivide(np.array([j.village.geometry], dtype=object), max_vertices),
         extraterritorial=subdivide(np.array([j.extraterritorial], dtype=object), max_vertices),
+        undetermined=(
+            None
+            if shapely.is_empty(j.undetermined)
+            else subdivide(np.array([j.undetermined], dtype=object), max_vertices)
+        ),
         muni_pieces=np.concatenate(muni_parts),
         muni_labels=np.concatenate(muni_labels),
         muni_names=names,
@@ -472,6 +479,13 @@ def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
         if k
         else (np.empty(0, dtype=object), {c: np.empty(0) for c in CATEGORIES}, np.empty(0, bool))
     )
+    if ctx.undetermined is not None and k:
+        # no neighbours layer: extraterritorial or outside cannot be told apart there
+        unknown = overlap_areas(g, ctx.undetermined) / total >= SLIVER_SHARE
+        where = np.where(unknown & (where != "village"), "undetermined", where).astype(object)
+        shares = {
+            c: (v if c == "village" else np.where(unknown, np.nan, v)) for c, v in shares.items()
+        }
     lab, _ = largest_label(g, ctx.muni_pieces, ctx.muni_labels, len(ctx.muni_names))
     names = np.array([*ctx.muni_names, ""], dtype=object)
     resources = {

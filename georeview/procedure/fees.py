@@ -20,7 +20,9 @@ All amounts, percentages, waivers and citations are data in each municipality's
 
 ``when = "appeal"``: owed only if an appeal or variance is filed (status ``if_appealed``);
 ``categories``: the categories it applies to (empty: every one); ``quote``: the ordinance's
-words, shown in the report.
+words, shown in the report; ``fact``: the fact (fact registry) whose value the item's amount
+is, read by the ordinance's rules (``fees.application_usd``), so no item id is looked up in
+code.
 """
 
 from __future__ import annotations
@@ -81,6 +83,13 @@ class MoneyItem:
     min_usd: float | None = None
     max_usd: float | None = None
     quote: str = ""
+    #: The fact the amount gives the rules (``fact`` in money.toml), or None.
+    fact: str | None = None
+
+    @property
+    def fact_value(self) -> float | None:
+        """The amount as the value of :attr:`fact`: known only when due or waived."""
+        return self.amount_usd if self.status in ("due", "waived") else None
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready dict."""
@@ -149,6 +158,7 @@ def _item(spec: dict[str, Any], facts: dict[str, Any], cost: Decimal | None) -> 
         "name": spec["name"],
         "citation": spec["citation"],
         "quote": spec.get("quote", ""),
+        "fact": spec.get("fact"),
     }
     note = spec.get("note", "")
     if kind == "fee":
@@ -273,6 +283,7 @@ def money(
                 min_usd=item.min_usd,
                 max_usd=item.max_usd,
                 quote=item.quote,
+                fact=item.fact,
             )
         items.append(item)
     logger.debug("%d money items for %s (%s)", len(items), municipality, category)

@@ -89,7 +89,7 @@ class FrameJudgement:
 def _reach_terms(ordinance: Ordinance, facts: Facts) -> dict[str, Tri]:
     """For each jurisdiction category the ordinance reaches: is the site there and reached."""
     r = ordinance.reach
-    sub = evaluate_frame(_SUBDIVISION, facts)
+    sub = evaluate_frame(r.subdivision_when or _SUBDIVISION, facts)
     terms: dict[str, Tri] = {}
     for s in JURISDICTIONS:
         how = getattr(r, s)
@@ -97,11 +97,13 @@ def _reach_terms(ordinance: Ordinance, facts: Facts) -> dict[str, Tri]:
             continue
         name = f"jurisdiction.share.{s}"
         if name in facts:
+            # an unknown share (the extraterritorial area undetermined) is unknown, not 0
             _, share, known = facts.column(name)
             present = known & (np.nan_to_num(share.astype(float)) >= SLIVER_SHARE)
         else:
             present = np.zeros(facts.n, dtype=bool)
-        term = Tri(present, np.ones(facts.n, dtype=bool))
+            known = np.ones(facts.n, dtype=bool)
+        term = Tri(present, known)
         terms[s] = term & sub if how == "subdivision" else term
     return terms
 
@@ -144,6 +146,11 @@ def verdicts(ordinance: Ordinance, facts: Facts | pd.DataFrame) -> Verdicts:
     regulated = reached & ~exempt & triggered
     facts.set("classification.regulated", _tri_column(regulated))
     not_reg = regulated.false
+    # A trigger of a site the ordinance does not reach, or exempts, decides nothing: it
+    # asks nothing either (a trigger only the Village can decide included).
+    moot = reached.false | exempt.true
+    for rule in _of_kind(ordinance, "trigger"):
+        codes[rule.id][moot & ~applies[rule.id].true] = _NOT_APPLICABLE
     flags: dict[str, Tri] = {}
     for rule in _of_kind(ordinance, "classify"):
         v = evaluate_frame(rule.when, facts)
@@ -229,6 +236,10 @@ def _standard(rule: Rule, facts: Facts, not_reg: np.ndarray) -> tuple[Tri, np.nd
     else:
         if rule.kind == "limit" and rule.op is not None and name:
             res = evaluate_frame(Condition(fact=name, op=rule.op, value=rule.limit), facts)
+        elif rule.kind == "required" and rule.when is not None:
+            # a verdict resting on more than one fact (a declared item, or the Village's
+            # acceptance of another measure)
+            res = evaluate_frame(rule.when, facts)
         elif rule.kind == "required" and name:
             res = evaluate_frame(Condition(fact=name, op="is_true"), facts)
         else:
@@ -318,6 +329,9 @@ def _fmt(template: str, **kw: Any) -> str:
 def _reach_finding(ordinance: Ordinance, v: Verdicts, facts: Mapping[str, Any]) -> Finding:
     r = ordinance.reach
     parts = []
+    undetermined = facts.get("jurisdiction.undetermined_reason")
+    if undetermined:
+        parts.append(f"the extraterritorial area is undetermined ({undetermined})")
     for s in JURISDICTIONS:
         share = facts.get(f"jurisdiction.share.{s}") or 0.0
         if share < SLIVER_SHARE:
@@ -329,7 +343,8 @@ def _reach_finding(ordinance: Ordinance, v: Verdicts, facts: Mapping[str, Any]) 
         elif how == "subdivision" and on is True:
             parts.append(f"{share:.0%} {s}: reached (subdivision)")
         elif how == "subdivision" and on is None:
-            parts.append(f"{share:.0%} {s}: reached only for a subdivision (unknown)")
+            ask = f": {r.subdivision_question}" if r.subdivision_question else " (unknown)"
+            parts.append(f"{share:.0%} {s}: reached only for a subdivision{ask}")
         elif how == "subdivision":
             parts.append(f"{share:.0%} {s}: reached only for a subdivision; this is not one")
         else:
@@ -365,6 +380,8 @@ def evidence_of(rule: Rule) -> tuple[str, ...]:
         names = rule.when.facts() if rule.when is not None else set()
     else:
         names = {rule.verdict_fact} if rule.verdict_fact else set()
+        if rule.kind == "required" and rule.when is not None:
+            names |= rule.when.facts()
     found = {reg.source(n) for n in names} - {None}
     # a procedure that reads no fact rests on the ordinance's own text
     return tuple(s for s in SOURCES if s in found) or ("ordinance",)
@@ -412,6 +429,45 @@ def _finding(rule: Rule, status: str, applies: bool | None, facts: Mapping[str, 
     )
 
 
+def _caveated(rule: Rule, found: Finding, facts: Mapping[str, Any]) -> Finding:
+    """Add the rule's caveats whose condition holds to the finding's message."""
+    from dataclasses import replace
+
+    from georeview.rules.evaluate import evaluate
+
+    notes = [c.text for c in rule.caveats if evaluate(c.when, facts) is True]
+    if not notes:
+        return found
+    return replace(found, message=" ".join((found.message, *notes)))
+
+
+def _interpreted(
+    ordinance: Ordinance, rule: Rule, found: Finding, facts: Mapping[str, Any]
+) -> Finding:
+    """Label a finding that rests on a local interpretation (``[interpretations]``).
+
+    While the Village has not decided (its determination fact is unknown) the finding says
+    it follows the interpretation; once decided, that it follows the Village.
+    """
+    from dataclasses import replace
+
+    for interp in ordinance.interpretations.values():
+        if rule.id not in interp.rules and not (rule.facts() & set(interp.reads)):
+            continue
+        decided = facts.get(interp.determined_by)
+        if decided is None:
+            note = f" [Local interpretation: {interp.label}]"
+            found = replace(found, message=found.message + note)
+        else:
+            note = (
+                f" [The Village's determination ({interp.determined_by} = "
+                f"{_show(decided)}) replaces the local interpretation.]"
+            )
+            evidence = tuple(dict.fromkeys((*found.evidence, "village")))
+            found = replace(found, message=found.message + note, evidence=evidence)
+    return found
+
+
 def judge(ordinance: Ordinance, facts: Mapping[str, Any]) -> Judgement:
     """Judge one record of facts: the one judge on a frame of one row, with words.
 
@@ -431,7 +487,12 @@ def judge(ordinance: Ordinance, facts: Mapping[str, Any]) -> Judgement:
     ranked += [r for r in ordinance.rules if r.kind not in order and r.kind != "reach"]
     for rule in ranked:
         status = STATUSES[v.codes[rule.id][0]]
-        findings.append(_finding(rule, status, v.applies[rule.id].at(0), row))
+        found = _finding(rule, status, v.applies[rule.id].at(0), row)
+        if status != "not_applicable":
+            found = _caveated(rule, found, row)
+        if row["classification.regulated"] is not False:
+            found = _interpreted(ordinance, rule, found, row)
+        findings.append(found)
     return Judgement(
         findings=tuple(findings),
         regulated=v.regulated.at(0),

@@ -64,6 +64,7 @@ def load_ordinance_folder(path: Path) -> Ordinance:
         sources += [(part_path, r) for r in part.rules]
     rules = tuple(_resolve(rule, ordinance.parameters, file) for file, rule in sources)
     _check(sources, rules)
+    _check_facts(ordinance, main)
     return ordinance.model_copy(update={"rules": rules})
 
 
@@ -103,6 +104,29 @@ def _resolve(rule: Rule, params: dict[str, Parameter], file: Path) -> Rule:
     if rule.limit_param is not None:
         update["limit"] = _param(params, rule.limit_param, file, rule.id)
     return rule.model_copy(update=update)
+
+
+def _check_facts(ordinance: Ordinance, main: Path) -> None:
+    """The reach's subdivision condition and the interpretations read declared facts."""
+    from georeview.facts.registry import registry
+
+    reg = registry()
+    where: list[tuple[str, set[str]]] = []
+    if ordinance.reach.subdivision_when is not None:
+        where.append(("reach.subdivision_when", ordinance.reach.subdivision_when.facts()))
+    for key, interp in ordinance.interpretations.items():
+        where.append(
+            (f"interpretations.{key}", {interp.determined_by, *interp.reads})
+        )
+    for field, names in where:
+        unknown = sorted(n for n in names if not reg.knows(n))
+        if unknown:
+            raise ConfigError(
+                f"reads unknown fact(s) {', '.join(unknown)} "
+                "(declare them in georeview/facts/registry.toml)",
+                path=main,
+                field=field,
+            )
 
 
 def _check(sources: list[tuple[Path, Rule]], rules: tuple[Rule, ...]) -> None:

@@ -15,7 +15,9 @@ from georeview.errors import ConfigError
 
 __all__ = [
     "RULE_KINDS",
+    "Caveat",
     "Condition",
+    "Interpretation",
     "Ordinance",
     "Parameter",
     "Reach",
@@ -69,6 +71,13 @@ class Condition(StrictModel):
         return out
 
 
+class Caveat(StrictModel):
+    """Words a finding carries when ``when`` holds (what its verdict rests on)."""
+
+    when: Condition
+    text: str
+
+
 class Rule(StrictModel):
     """One rule instance of an ordinance file."""
 
@@ -97,11 +106,14 @@ class Rule(StrictModel):
     message_fail: str = ""
     message_unknown: str = ""
     message_na: str = ""
+    #: Caveats added to the message when their condition holds (an assumption the
+    #: verdict rests on, shown next to it).
+    caveats: tuple[Caveat, ...] = Field(default=(), strict=False)
 
     def facts(self) -> set[str]:
         """Every fact name the rule reads."""
         out = {n for n in (self.measure, self.fact) if n}
-        for c in (self.when, self.applies_when):
+        for c in (self.when, self.applies_when, *(k.when for k in self.caveats)):
             if c is not None:
                 out |= c.facts()
         return out
@@ -122,6 +134,11 @@ class Reach(StrictModel):
     outside: Literal["all", "subdivision", "none"] = "none"
     citation_village: str = ""
     citation_extraterritorial: str = ""
+    #: What makes an activity reached where the reach is ``subdivision`` (default: it
+    #: creates one, ``activity.kinds`` contains ``subdivision``).
+    subdivision_when: Condition | None = None
+    #: What the reach finding asks while that condition is unknown.
+    subdivision_question: str = ""
 
 
 class Parameter(StrictModel):
@@ -130,6 +147,21 @@ class Parameter(StrictModel):
     value: Any
     units: str | None = None
     citation: str
+    note: str = ""
+
+
+class Interpretation(StrictModel):
+    """A local reading of the ordinance the program applies until the Village decides.
+
+    Every finding of a rule in ``rules``, or reading one of ``reads``, carries ``label``
+    while the Village's determination ``determined_by`` is not given.
+    """
+
+    label: str
+    citation: str
+    determined_by: str
+    reads: tuple[str, ...] = Field(default=(), strict=False)
+    rules: tuple[str, ...] = Field(default=(), strict=False)
     note: str = ""
 
 
@@ -144,6 +176,7 @@ class Ordinance(StrictModel):
     reach: Reach
     category_labels: dict[str, str] = Field(default_factory=dict, strict=False)
     parameters: dict[str, Parameter] = Field(default_factory=dict, strict=False)
+    interpretations: dict[str, Interpretation] = Field(default_factory=dict, strict=False)
     #: Further rule files of the folder, in the order they are appended.
     rule_files: tuple[str, ...] = Field(default=(), strict=False)
     rules: tuple[Rule, ...] = Field(strict=False)
