@@ -410,8 +410,11 @@ def test_output_formats_agree_and_refuse_overwrite(tmp_path: Path, village_layer
         other = frames[suffix]
         assert list(other["row"]) == list(range(len(geoms)))
         if suffix == ".gpkg":  # tri-state columns are nullable booleans in a GeoPackage
-            yes_no = {True: "yes", False: "no"}
-            other = other.assign(regulated=other["regulated"].map(yes_no).fillna("unknown"))
+            # (read back as floats 1.0 / 0.0 / NaN when the column holds nulls)
+            def yes_no(v: object) -> str:
+                return "unknown" if pd.isna(v) else ("yes" if bool(v) else "no")
+
+            other = other.assign(regulated=other["regulated"].map(yes_no))
         for col in ("parcel_id", "jurisdiction", "regulated", "rules"):
             assert list(other[col].fillna("")) == list(base[col].fillna("")), (suffix, col)
         np.testing.assert_allclose(other["area_sqft"], base["area_sqft"], rtol=1e-12)

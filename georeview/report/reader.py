@@ -115,10 +115,14 @@ def plain(text: str | None) -> tuple[str, list[str]]:
 
 def keys_in(texts: Iterable[str]) -> list[str]:
     """Dotted submission.toml keys named in ``texts`` (``hydrology.rainfall_in``), in order."""
+    from georeview.ordinances import municipalities
+
+    # report paths, Village facts, rule ids and file names are not submission.toml keys
+    not_keys = ("engineering.", "determinations.", "village.", *(f"{m}." for m in municipalities()))
     found: dict[str, None] = {}
     for t in texts:
         for k in _DOTTED.findall(t or ""):
-            if not k.startswith(("engineering.", "deerfield.", "somers.")):
+            if not k.startswith(not_keys) and not k.endswith((".toml", ".gpkg", ".json", ".html")):
                 found[k] = None
     return list(found)
 
@@ -496,9 +500,9 @@ def how_to_supply(
             keys.append(fact)
     supply = supply_words(keys)
     if village:
-        supply.append("The Village records its decision in the determinations file of this review.")
+        supply.append("The Village decides: its determinations file of this review.")
     if not supply:
-        supply.append("Ask the applicant for the missing item and add it to submission.toml.")
+        supply.append("Ask the applicant (submission.toml).")
     return {
         "missing": list(dict.fromkeys(what)) or [plain(texts[0])[0]],
         "supply": list(dict.fromkeys(supply)),
