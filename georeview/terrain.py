@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     import geopandas as gpd
     import pyproj
     from affine import Affine
+    from contourpy._contourpy import LineReturn_ChunkCombinedOffset
     from shapely.geometry.base import BaseGeometry
 
 logger = logging.getLogger(__name__)
@@ -978,8 +979,8 @@ def _contour_strip(
     if not finite.any():
         return (*nothing, False)
     lo, hi = np.min(z, where=finite, initial=np.inf), np.max(z, where=finite, initial=-np.inf)
-    levels = np.arange(math.ceil(lo / interval_ft), math.floor(hi / interval_ft) + 1)
-    levels = levels * interval_ft
+    steps = np.arange(math.ceil(lo / interval_ft), math.floor(hi / interval_ft) + 1)
+    levels = steps * interval_ft
     if levels.size == 0:
         return (*nothing, True)
     if not finite.all():
@@ -989,9 +990,12 @@ def _contour_strip(
     )
     pts_list, line_of_list, level_list = [], [], []
     n_lines = 0
-    for level, (points, offsets) in zip(levels, gen.multi_lines(levels), strict=True):
+    # contourpy types multi_lines as a union over every line_type; ChunkCombinedOffset
+    # (asked for above) returns (points, offsets) per level
+    chunks = cast("list[LineReturn_ChunkCombinedOffset]", gen.multi_lines(levels))
+    for level, (points, offsets) in zip(levels, chunks, strict=True):
         pts, off = points[0], offsets[0]  # one chunk
-        if pts is None or len(off) < 2:
+        if pts is None or off is None or len(off) < 2:
             continue
         counts = np.diff(off).astype(np.int64)
         pts_list.append(pts)

@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import geopandas as gpd
@@ -222,8 +223,13 @@ class _quiet_warnings:  # noqa: N801 (used as a context manager)
         self._caught = self._cm.__enter__()
         warnings.simplefilter("always")
 
-    def __exit__(self, *exc: object) -> None:
-        self._cm.__exit__(*exc)
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._cm.__exit__(exc_type, exc, tb)
         for w in self._caught:
             log.debug("%s: %s", self.path, w.message)
 
@@ -534,13 +540,13 @@ def read_polygons(
     valid = shapely.is_valid(geoms)
     if not valid.all():
         fixed = geoms.copy()
-        for i in np.flatnonzero(~valid):  # few features: a loop over invalid ones only
-            reason = shapely.is_valid_reason(geoms[i])
-            fixed[i] = _polygonal(shapely.make_valid(geoms[i]))
-            repairs.append(Repair(path.name, int(i), f"{reason}; repaired with make_valid"))
-            if fixed[i] is None or shapely.is_empty(fixed[i]):
+        for feat in np.flatnonzero(~valid):  # few features: a loop over invalid ones only
+            reason = shapely.is_valid_reason(geoms[feat])
+            fixed[feat] = _polygonal(shapely.make_valid(geoms[feat]))
+            repairs.append(Repair(path.name, int(feat), f"{reason}; repaired with make_valid"))
+            if fixed[feat] is None or shapely.is_empty(fixed[feat]):
                 raise GeometryError(
-                    f"feature {int(i)} is invalid ({reason}) and has no area once repaired",
+                    f"feature {int(feat)} is invalid ({reason}) and has no area once repaired",
                     path=path,
                     field=field,
                 )

@@ -616,8 +616,9 @@ def _build_dem(
         units = stated.pop()
     if units not in ("m", "ft", "us_ft"):
         raise ConfigError(f"must be m, ft or us_ft, got {units!r}", field="--dem-vertical-units")
-    t = Transformer.from_crs(crs, first[1], always_xy=True)
-    cb = t.transform_bounds(*shapely.bounds(clip), densify_pts=21)
+    to_dem = Transformer.from_crs(crs, first[1], always_xy=True)
+    minx, miny, maxx, maxy = shapely.bounds(clip)
+    cb = to_dem.transform_bounds(minx, miny, maxx, maxy, densify_pts=21)
     used = [
         m
         for m in metas

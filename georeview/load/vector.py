@@ -232,12 +232,14 @@ def _read_parquet(path: Path, label: str | None, skip: int, count: int | None) -
     n = meta.num_rows
     stop = n if count is None else min(n, skip + count)
     # read only the row groups that hold rows skip..stop (a partition of a big file)
-    groups, first, offset = [], None, 0
+    groups: list[int] = []
+    first = offset = 0  # first: the row at which the first of *groups* starts
     for i in range(meta.num_row_groups):
         rows = meta.row_group(i).num_rows
         if offset + rows > skip and offset < stop:
+            if not groups:
+                first = offset
             groups.append(i)
-            first = offset if first is None else first
         offset += rows
     try:
         if groups:
@@ -374,7 +376,7 @@ def vector_info(
         names = tuple(f for f in pf.schema_arrow.names if f != geo.get("primary_column"))
         col = geo.get("columns", {}).get(geo.get("primary_column", "geometry"), {})
         bbox = col.get("bbox")
-        bounds = tuple(map(float, bbox[:4])) if bbox and len(bbox) == 4 else None
+        bounds = _bounds4(bbox) if bbox and len(bbox) == 4 else None
         return VectorInfo(pf.metadata.num_rows, _parquet_crs(geo), names, bounds)
     if kind == "csv":
         n, header = _csv_rows(path, label)
@@ -390,8 +392,14 @@ def vector_info(
         int(info.get("features", 0)),
         info.get("crs"),
         tuple(map(str, info.get("fields", ()))),
-        None if bounds is None else tuple(map(float, bounds)),
+        None if bounds is None else _bounds4(bounds),
     )
+
+
+def _bounds4(values: Sequence[Any]) -> tuple[float, float, float, float]:
+    """``(minx, miny, maxx, maxy)`` as floats, from a 4-value bbox (list or array)."""
+    minx, miny, maxx, maxy = map(float, values)
+    return minx, miny, maxx, maxy
 
 
 def read_vector(
@@ -562,7 +570,8 @@ def _bbox_into(
     except PyprojCRSError as exc:
         raise CRSError(f"unreadable CRS ({exc})", path=path) from None
     t = Transformer.from_crs(src, dst, always_xy=True)
-    return tuple(t.transform_bounds(*bbox, densify_pts=21))  # type: ignore[return-value]
+    minx, miny, maxx, maxy = bbox
+    return t.transform_bounds(minx, miny, maxx, maxy, densify_pts=21)
 
 
 # --------------------------------------------------------------------------- layers as downloaded
@@ -637,7 +646,7 @@ def map_fields(
     from georeview.errors import ConfigError
 
     keys = FIELD_KEYS.get(name, {})
-    given = getattr(spec, "model_fields_set", set())
+    given: set[str] = getattr(spec, "model_fields_set", set())
     lower = {str(c).lower(): c for c in gdf.columns if c != gdf.geometry.name}
     renames: dict[str, str] = {}
     missing: list[str] = []

@@ -258,19 +258,19 @@ def _drain_flats(
             size += 1
     while size > 0:
         key, size = _pop(heap, size)
-        i = key & low
-        fbuf[0] = dist[i]
-        if (np.int64(ubuf[0]) << bits) | i != key:
+        cell = key & low
+        fbuf[0] = dist[cell]
+        if (np.int64(ubuf[0]) << bits) | cell != key:
             continue  # an older entry: the cell's distance was lowered since
-        d = dist[i]
+        d = dist[cell]
         for k in range(8):
-            j = i + off[k]
+            j = cell + off[k]
             if not fl[j]:
                 continue
             nd = d + step[k]
             if nd < dist[j]:
                 dist[j] = nd
-                cf[j] = _CODE[7 - k]  # back towards i
+                cf[j] = _CODE[7 - k]  # back towards cell
                 fbuf[0] = nd
                 if size == heap.size:
                     heap = _grow(heap)

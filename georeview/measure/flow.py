@@ -591,8 +591,10 @@ def _summarise(
     order = sorted(
         range(len(traces)), key=lambda k: (-flat_contrib[traces[k].start], traces[k].start)
     )
-    reaching = [k for k in order if traces[k].reaches]
-    best = min(reaching, key=lambda k: traces[k].distance_ft) if reaching else None
+    reach_ft = {
+        k: d for k in order if traces[k].reaches and (d := traces[k].distance_ft) is not None
+    }
+    best = min(reach_ft, key=reach_ft.__getitem__) if reach_ft else None
     uncovered = [k for k in order if traces[k].uncovered]
     if best is not None:
         t = traces[best]

@@ -311,7 +311,7 @@ def _entry_submissions(entry: Path, scratch: Path) -> list[tuple[str, str, Path 
     subs = sorted({p.parent for p in dest.rglob("submission.toml")})
     if not subs:
         return [(entry.stem, entry.name, None, "no submission.toml in the zip file")]
-    out = []
+    out: list[tuple[str, str, Path | None, str]] = []
     for sub in subs:
         inner = sub.relative_to(dest).as_posix()
         if len(subs) == 1:
@@ -452,8 +452,15 @@ def review_many(
             cache: dict = {}
             done = {}
             for job in jobs:
-                name, sub, o, ld, ow = job
-                done[name] = _guarded(name, Path(sub), Path(o), Path(ld) if ld else None, ow, cache)
+                job_name, job_sub, job_out, job_layers, job_overwrite = job
+                done[job_name] = _guarded(
+                    job_name,
+                    Path(job_sub),
+                    Path(job_out),
+                    Path(job_layers) if job_layers else None,
+                    job_overwrite,
+                    cache,
+                )
         for name, source, sub, err in found:
             row, site, error = (
                 done.get(name, ({}, None, err)) if sub is not None else ({}, None, err)
@@ -490,7 +497,9 @@ def _outcome(row: Mapping[str, Any], report: Mapping[str, Any] | None) -> dict[s
         return {"outcome": "error" if row.get("status") == "error" else "", "extraordinary": ""}
     c = report.get("classification") or {}
     counts = (report.get("summary") or {}).get("counts") or {}
-    extraordinary = {True: "yes", False: "no"}.get(c.get("extraordinary"), "unknown")
+    # None (or a missing key) is not decided: "unknown"
+    yes_no: dict[bool | None, str] = {True: "yes", False: "no"}
+    extraordinary = yes_no.get(c.get("extraordinary"), "unknown")
     if counts.get("fail"):
         outcome = "fails"
     elif counts.get("needs_info") or c.get("regulated") is None:

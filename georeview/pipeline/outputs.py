@@ -95,7 +95,7 @@ def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True)
                 _write_shp(part.rename(columns=short), tmp, append=i > 0, cut=cut)
             elif suffix in (".fgb", ".geojson"):
                 whole.append(_typed(part))
-            else:
+            elif writer is not None:  # .parquet: opened above
                 table = pq.read_table(work.part(i)).replace_schema_metadata(None)
                 writer.write_table(
                     table.cast(unified.remove_metadata()).replace_schema_metadata(unified.metadata)

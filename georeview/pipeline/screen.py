@@ -720,7 +720,8 @@ def layers_extent(layers: Any) -> tuple[float, float, float, float] | None:
         t = Transformer.from_crs("EPSG:4326", crs, always_xy=True)
         a = t.transform_bounds(aou.west, aou.south, aou.east, aou.north, densify_pts=21)
         ext = [max(ext[0], a[0]), max(ext[1], a[1]), min(ext[2], a[2]), min(ext[3], a[3])]
-    return tuple(float(v) for v in ext)  # type: ignore[return-value]
+    minx, miny, maxx, maxy = (float(v) for v in ext)
+    return minx, miny, maxx, maxy
 
 
 def check_parcels_within(info: Any, extent: Any, layers: Any, path: str) -> None:
@@ -730,14 +731,15 @@ def check_parcels_within(info: Any, extent: Any, layers: Any, path: str) -> None
     if extent is None or info.bounds is None or info.crs is None:
         return
     t = Transformer.from_crs(CRS.from_user_input(info.crs), layers.working_crs, always_xy=True)
+    west, south, east, north = info.bounds  # VectorInfo.bounds: (minx, miny, maxx, maxy)
     try:
-        b = t.transform_bounds(*info.bounds, densify_pts=21)
+        b = t.transform_bounds(west, south, east, north, densify_pts=21)
     except Exception:  # pyproj: bounds that do not transform at all
         b = (np.inf,) * 4
     finite = np.isfinite(b).all()
     if not finite or b[2] < extent[0] or b[0] > extent[2] or b[3] < extent[1] or b[1] > extent[3]:
         lon = Transformer.from_crs(CRS.from_user_input(info.crs), "EPSG:4326", always_xy=True)
-        w, s, e, n = lon.transform_bounds(*info.bounds, densify_pts=21)
+        w, s, e, n = lon.transform_bounds(west, south, east, north, densify_pts=21)
         raise CRSError(
             f"lies wholly outside the area the layers describe (parcels at longitude {w:.2f}"
             f" to {e:.2f}, latitude {s:.2f} to {n:.2f}; layers of {layers.config.municipality}"

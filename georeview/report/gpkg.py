@@ -98,7 +98,9 @@ SCHEMA: dict[str, tuple[str, dict[str, str]]] = {
 def _sqft(geoms: Any, crs: Any) -> np.ndarray:
     """Areas of ``geoms`` in sq ft (the working CRS is projected; its unit may be ft)."""
     unit_m = float(crs.axis_info[0].unit_conversion_factor or 1.0)
-    return sqm_to_sqft(shapely.area(np.asarray(geoms, dtype=object)) * unit_m**2)
+    area_sqm = shapely.area(np.asarray(geoms, dtype=object)) * unit_m**2
+    # sqm_to_sqft is typed for a scalar; on the array it divides element-wise
+    return np.asarray(sqm_to_sqft(area_sqm))
 
 
 def _ft(lengths: Any, crs: Any) -> np.ndarray:

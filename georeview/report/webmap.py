@@ -624,7 +624,7 @@ def _folium_classes() -> tuple[Any, Any, Any]:
     from branca.element import MacroElement
     from jinja2 import Template
 
-    class Legend(MacroElement):  # type: ignore[misc]
+    class Legend(MacroElement):
         _template = Template(
             "{% macro script(this, kwargs) %}"
             "georeview.legend({{ this._parent.get_name() }}, {{ this.items }});"
@@ -637,7 +637,7 @@ def _folium_classes() -> tuple[Any, Any, Any]:
             self._name = "GeoreviewLegend"
             self.items = safe_json(items)
 
-    class Assets(MacroElement):  # type: ignore[misc]
+    class Assets(MacroElement):
         _template = Template(
             "{% macro header(this, kwargs) %}{{ this.tags }}"
             "<script>georeview.info = {{ this.info }};"
@@ -656,7 +656,7 @@ def _folium_classes() -> tuple[Any, Any, Any]:
                 ]
             )
 
-    class Fit(MacroElement):  # type: ignore[misc]
+    class Fit(MacroElement):
         _template = Template(
             "{% macro script(this, kwargs) %}"
             "georeview.fit({{ this._parent.get_name() }}, {{ this.bounds }}, {{ this.padding }});"
@@ -863,9 +863,7 @@ def map_frames(review: Any, report: Mapping[str, Any] | None = None) -> dict[str
     frames["site"] = review.submission.site
     order = {k: i for i, k in enumerate(LAYERS)}
     first_top = order["disturbance"]
-    return dict(
-        sorted(frames.items(), key=lambda kv: order.get(kv[0], first_top - 0.5))  # type: ignore[arg-type]
-    )
+    return dict(sorted(frames.items(), key=lambda kv: order.get(kv[0], first_top - 0.5)))
 
 
 def build_map(
