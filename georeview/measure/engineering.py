@@ -215,13 +215,12 @@ class FlowSegmentSpec(StrictModel):
             return hy.SheetFlow(self.length_ft, s, n, p2_in)
         if self.kind == "shallow":
             return hy.ShallowFlow(self.length_ft, s, self.surface)  # type: ignore[arg-type]
-        return hy.ChannelFlow(
-            self.length_ft,
-            s,
-            self.n,
-            self.area_sqft,
-            self.wetted_perimeter_ft,  # type: ignore[arg-type]
-        )
+        n, area, wetted = self.n, self.area_sqft, self.wetted_perimeter_ft
+        if n is None or area is None or wetted is None:  # refused by _check; narrowed here
+            raise InputError(
+                "channel flow needs n, area_sqft and wetted_perimeter_ft", field="flow_path"
+            )
+        return hy.ChannelFlow(self.length_ft, s, n, area, wetted)
 
 
 class HydrologySpec(StrictModel):
@@ -421,7 +420,8 @@ def _max_unfenced_depth_ft(basins: Sequence[BasinSpec]) -> float | None:
     """Deepest declared basin or pond without a fence (see ``EngineeringResult``)."""
     if any(b.depth_ft is None or b.fence_height_ft is None for b in basins):
         return None
-    return max((float(b.depth_ft) for b in basins if b.fence_height_ft == 0), default=0.0)
+    unfenced = [b.depth_ft for b in basins if b.fence_height_ft == 0 and b.depth_ft is not None]
+    return max((float(d) for d in unfenced), default=0.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -656,6 +656,54 @@ class Criteria:
         )
 
 
+_Values = dict[str, float | None]
+_Reasons = dict[str, str | None]
+
+
+def _curve_numbers_and_tc(
+    hyd: HydrologySpec,
+    area_acres: float,
+    shares: dict[str, float] | None,
+    p2_in: float | None,
+    crit: Criteria,
+    warnings: list[str],
+) -> tuple[_Values, _Reasons, _Values, _Reasons]:
+    """Composite curve numbers and times of concentration before, during and after development.
+
+    Returns ``(cn, cn_reason, tc, tc_reason)`` keyed ``pre``, ``post`` and ``construction``
+    (construction takes the proposed cover and flow path when none is declared).
+    """
+    cn: dict[str, float | None] = {}
+    cn_reason: dict[str, str | None] = {}
+    cn["pre"], cn_reason["pre"] = _composite(hyd.existing, area_acres, shares, "existing", warnings)
+    cn["post"], cn_reason["post"] = _composite(
+        hyd.proposed, area_acres, shares, "proposed", warnings
+    )
+    if hyd.construction:
+        cn["construction"], cn_reason["construction"] = _composite(
+            hyd.construction, area_acres, shares, "construction", warnings
+        )
+    else:
+        cn["construction"], cn_reason["construction"] = cn["post"], cn_reason["post"]
+        if cn["post"] is not None and crit.basin_storm:
+            warnings.append(
+                f"no hydrology.construction cover table: the {crit.basin_storm} peak for "
+                f"sediment basins ({crit.basin_citation}, 'during development conditions') uses "
+                "the proposed cover"
+            )
+    p2 = p2_in
+    tc: dict[str, float | None] = {}
+    tc_reason: dict[str, str | None] = {}
+    tc["pre"], tc_reason["pre"] = _tc(hyd.tc_pre_hr, hyd.flow_path_pre, p2, "pre")
+    tc["post"], tc_reason["post"] = _tc(hyd.tc_post_hr, hyd.flow_path_post, p2, "post")
+    if hyd.tc_construction_hr is not None:
+        tc["construction"], tc_reason["construction"] = hyd.tc_construction_hr, None
+    else:
+        tc["construction"], tc_reason["construction"] = tc["post"], tc_reason["post"]
+
+    return cn, cn_reason, tc, tc_reason
+
+
 def evaluate(
     inputs: EngineeringInputs,
     *,
@@ -701,41 +749,16 @@ def evaluate(
     area_acres = hyd.drainage_area_acres or float(site_area_sqft) / SQFT_PER_ACRE
     area_sqmi = sqft_to_sqmi(area_acres * SQFT_PER_ACRE)
     config_depths, config_source, _confirmed = design_rainfall_in(municipality)
-    depths = dict(config_depths)
-    depths.update(hyd.rainfall_in)
+    depths: dict[str, float] = dict(config_depths)
+    depths.update({str(k): float(v) for k, v in hyd.rainfall_in.items()})
     sources = {k: (hyd.rainfall_source if k in hyd.rainfall_in else config_source) for k in depths}
     rain_reason = (
         f"24-hour design rainfall unconfirmed ({config_source}); pass hydrology.rainfall_in"
     )
 
-    shares = _hsg_shares(soils)
-    cn: dict[str, float | None] = {}
-    cn_reason: dict[str, str | None] = {}
-    cn["pre"], cn_reason["pre"] = _composite(hyd.existing, area_acres, shares, "existing", warnings)
-    cn["post"], cn_reason["post"] = _composite(
-        hyd.proposed, area_acres, shares, "proposed", warnings
+    cn, cn_reason, tc, tc_reason = _curve_numbers_and_tc(
+        hyd, area_acres, _hsg_shares(soils), depths.get(SHEET_FLOW_STORM), crit, warnings
     )
-    if hyd.construction:
-        cn["construction"], cn_reason["construction"] = _composite(
-            hyd.construction, area_acres, shares, "construction", warnings
-        )
-    else:
-        cn["construction"], cn_reason["construction"] = cn["post"], cn_reason["post"]
-        if cn["post"] is not None and crit.basin_storm:
-            warnings.append(
-                f"no hydrology.construction cover table: the {crit.basin_storm} peak for "
-                f"sediment basins ({crit.basin_citation}, 'during development conditions') uses "
-                "the proposed cover"
-            )
-    p2 = depths.get(SHEET_FLOW_STORM)
-    tc: dict[str, float | None] = {}
-    tc_reason: dict[str, str | None] = {}
-    tc["pre"], tc_reason["pre"] = _tc(hyd.tc_pre_hr, hyd.flow_path_pre, p2, "pre")
-    tc["post"], tc_reason["post"] = _tc(hyd.tc_post_hr, hyd.flow_path_post, p2, "post")
-    if hyd.tc_construction_hr is not None:
-        tc["construction"], tc_reason["construction"] = hyd.tc_construction_hr, None
-    else:
-        tc["construction"], tc_reason["construction"] = tc["post"], tc_reason["post"]
 
     details: list[dict[str, Any]] = []
 
@@ -745,14 +768,11 @@ def evaluate(
             reason = rain_reason if reason is None else f"{rain_reason}; {reason}"
         if reason:
             return None, reason
+        c, t_hr = cn[cond], tc[cond]
+        if c is None or t_hr is None:  # a reason was given above whenever either is missing
+            return None, f"the {storm} {cond} peak needs a curve number and a time of concentration"
         try:
-            res = hy.peak_discharge(
-                area_sqmi,
-                cn[cond],
-                tc[cond],
-                depths[storm],
-                hyd.pond_swamp_pct,  # type: ignore[arg-type]
-            )
+            res = hy.peak_discharge(area_sqmi, c, t_hr, depths[storm], hyd.pond_swamp_pct)
         except InputError as exc:
             return None, f"TR-55 cannot compute the {storm} {cond} peak: {exc.message}"
         details.append(
@@ -775,16 +795,50 @@ def evaluate(
         peaks[storm], reasons[storm] = {}, {}
         for cond in ("pre", "post"):
             peaks[storm][cond], reasons[storm][cond] = peak(storm, cond)
-    for storm, q in hyd.routed_peak_cfs.items():
-        if storm in peaks:
+    _routed_outflow(hyd, peaks, reasons, warnings)
+    any_peak = any(v is not None for d in peaks.values() for v in d.values())
+
+    sediment_basin, required = _sediment_basin(crit, peak, inputs)
+    dewatering = _dewatering(crit, inputs)
+    checks = _basin_checks(inputs, crit, sediment_basin, required, dewatering)
+
+    for w in warnings:
+        logger.info("engineering: %s", w)
+    return EngineeringResult(
+        soil_loss_tons_per_acre_year=soil.tons_per_acre_year,
+        soil_loss=soil,
+        peak_flow_cfs=peaks if any_peak else None,
+        peak_flow_reasons=reasons,
+        peak_flow_details=tuple(details),
+        curve_numbers=cn,
+        tc_hr=tc,
+        rainfall={"depths_in": depths, "sources": sources, "config_source": config_source},
+        sediment_basin=sediment_basin,
+        dewatering=dewatering,
+        basin_checks=tuple(checks),
+        max_unfenced_depth_ft=_max_unfenced_depth_ft(inputs.basins),
+        warnings=tuple(warnings),
+    )
+
+
+def _routed_outflow(
+    hyd: HydrologySpec,
+    peaks: dict[str, dict[str, float | None]],
+    reasons: dict[str, dict[str, str | None]],
+    warnings: list[str],
+) -> None:
+    """Add the declared routed outflows; with detention and no routing, the peak is unknown."""
+    routed = {str(k): float(v) for k, v in hyd.routed_peak_cfs.items()}
+    for key, q in routed.items():
+        if key in peaks:
             # What leaves the site after the controls: what a peak-rate standard compares.
-            peaks[storm]["post_routed"] = float(q)
-            reasons[storm]["post_routed"] = None
+            peaks[key]["post_routed"] = q
+            reasons[key]["post_routed"] = None
     if hyd.detention:
-        unrouted = [s for s in peaks if s not in hyd.routed_peak_cfs]
-        for storm in unrouted:
-            peaks[storm]["post_routed"] = None
-            reasons[storm]["post_routed"] = (
+        unrouted = [s for s in peaks if s not in routed]
+        for key in unrouted:
+            peaks[key]["post_routed"] = None
+            reasons[key]["post_routed"] = (
                 f"the plan describes detention ({hyd.detention}): the peak leaving the site is "
                 "its routed outflow, which TR-55 does not compute; give routed_peak_cfs"
             )
@@ -794,10 +848,16 @@ def evaluate(
                 f"{', '.join(unrouted)} storm(s): TR-55's unrouted post-development peak is not "
                 "compared as the peak leaving the site."
             )
-    any_peak = any(v is not None for d in peaks.values() for v in d.values())
 
-    sediment_basin, required = _sediment_basin(crit, peak, inputs)
-    dewatering = _dewatering(crit, inputs)
+
+def _basin_checks(
+    inputs: EngineeringInputs,
+    crit: Criteria,
+    sediment_basin: dict[str, Any],
+    required: float | None,
+    dewatering: dict[str, Any],
+) -> list[dict[str, Any]]:
+    """Each declared sediment or dewatering basin against the ordinance's area, depth, fence."""
     sed_basins = [b for b in inputs.basins if b.kind == "sediment"]
     dw_required = dewatering["required_area_sqft"]
 
@@ -830,24 +890,7 @@ def evaluate(
                 citation=crit.basin_citation if b.kind == "sediment" else crit.dewatering_citation,
             ).to_dict()
         )
-
-    for w in warnings:
-        logger.info("engineering: %s", w)
-    return EngineeringResult(
-        soil_loss_tons_per_acre_year=soil.tons_per_acre_year,
-        soil_loss=soil,
-        peak_flow_cfs=peaks if any_peak else None,
-        peak_flow_reasons=reasons,
-        peak_flow_details=tuple(details),
-        curve_numbers=cn,
-        tc_hr=tc,
-        rainfall={"depths_in": depths, "sources": sources, "config_source": config_source},
-        sediment_basin=sediment_basin,
-        dewatering=dewatering,
-        basin_checks=tuple(checks),
-        max_unfenced_depth_ft=_max_unfenced_depth_ft(inputs.basins),
-        warnings=tuple(warnings),
-    )
+    return checks
 
 
 _NO_STANDARD = "the ordinance sets no such standard"

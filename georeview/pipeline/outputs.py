@@ -55,12 +55,7 @@ def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True)
         Start a CSV with a UTF-8 byte-order mark, so that Excel reads it as UTF-8
         ("§" rather than "Â§").
     """
-    from georeview._compat import require
-
     suffix = out.suffix.lower()
-    # partitions are kept as Parquet whatever the output format
-    pa = require("pyarrow", what="georeview screen")
-    pq = require("pyarrow.parquet", what="georeview screen")
     tmp = tmp_name(out)
     tmp.unlink(missing_ok=True)
     counts: dict[str, dict[str, int]] = {}
@@ -71,22 +66,12 @@ def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True)
     cut: dict[str, int] = {}
     try:
         if suffix == ".parquet":
-            schemas = [pq.read_schema(work.part(i)) for i in range(n_parts)]
-            unified = pa.unify_schemas([s.remove_metadata() for s in schemas])
-            geo = json.loads((schemas[0].metadata or {}).get(b"geo", b"{}") or b"{}")
-            for col in geo.get("columns", {}).values():
-                col.pop("bbox", None)
-            unified = unified.with_metadata({b"geo": json.dumps(geo).encode()} if geo else {})
-            writer = pq.ParquetWriter(tmp, unified)
+            writer, unified = _parquet_writer(work, n_parts, tmp)
         for i in range(n_parts):
             part = read_part(work.part(i))
             _count(part, counts, errors)
             if suffix == ".csv":
-                table = pd.DataFrame(part.drop(columns=part.geometry.name))
-                table = neutralise_formulas(table)
-                # the BOM starts the file only: appended partitions are plain UTF-8
-                enc = "utf-8-sig" if (csv_bom and i == 0) else "utf-8"
-                table.to_csv(tmp, mode="a" if i else "w", header=i == 0, index=False, encoding=enc)
+                _append_csv(part, tmp, first=i == 0, bom=csv_bom)
             elif suffix == ".gpkg":
                 _write_gpkg(_typed(part), tmp, layer=out.stem, append=i > 0)
             elif suffix == ".shp":
@@ -96,10 +81,7 @@ def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True)
             elif suffix in (".fgb", ".geojson"):
                 whole.append(_typed(part))
             elif writer is not None:  # .parquet: opened above
-                table = pq.read_table(work.part(i)).replace_schema_metadata(None)
-                writer.write_table(
-                    table.cast(unified.remove_metadata()).replace_schema_metadata(unified.metadata)
-                )
+                _append_parquet(writer, unified, work.part(i))
         if writer is not None:
             writer.close()
             writer = None
@@ -107,26 +89,68 @@ def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True)
             raise InputError("the parcel layer has no features", field="parcels")
         if whole:
             _write_whole(whole, tmp, suffix, layer=out.stem)
-        if suffix == ".shp":
-            _move_shapefile(tmp, out, short or {}, cut)
-            if cut:
-                log.warning(
-                    "%s: text cut to %d bytes (a shapefile's limit) in %s; the .gpkg output"
-                    " keeps it whole",
-                    out,
-                    SHP_TEXT_BYTES,
-                    ", ".join(f"{n:,} values of {c}" for c, n in cut.items()),
-                )
-        else:
-            os.replace(tmp, out)
+        _finish(tmp, out, suffix, short or {}, cut)
     except OSError as exc:
         raise OutputError(f"cannot write ({exc})", path=out) from None
     finally:
         if writer is not None:
             writer.close()
-        for f in _shapefile_files(tmp) if suffix == ".shp" else [tmp]:
-            f.unlink(missing_ok=True)
+        _remove_partial(tmp, suffix)
     return {"counts": counts, "errors": errors}
+
+
+def _parquet_writer(work: WorkFolder, n_parts: int, tmp: Path) -> tuple[Any, Any]:
+    """A Parquet writer with the schema every partition fits (GeoParquet metadata kept)."""
+    from georeview._compat import require
+
+    # partitions are kept as Parquet whatever the output format
+    pa = require("pyarrow", what="georeview screen")
+    pq = require("pyarrow.parquet", what="georeview screen")
+    schemas = [pq.read_schema(work.part(i)) for i in range(n_parts)]
+    unified = pa.unify_schemas([s.remove_metadata() for s in schemas])
+    geo = json.loads((schemas[0].metadata or {}).get(b"geo", b"{}") or b"{}")
+    for col in geo.get("columns", {}).values():
+        col.pop("bbox", None)
+    unified = unified.with_metadata({b"geo": json.dumps(geo).encode()} if geo else {})
+    return pq.ParquetWriter(tmp, unified), unified
+
+
+def _remove_partial(tmp: Path, suffix: str) -> None:
+    """Remove what a failed or finished write left under the temporary name."""
+    for f in _shapefile_files(tmp) if suffix == ".shp" else [tmp]:
+        f.unlink(missing_ok=True)
+
+
+def _append_parquet(writer: Any, unified: Any, part_path: Path) -> None:
+    """Append one partition's table, cast to the schema every partition fits."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(part_path).replace_schema_metadata(None)
+    writer.write_table(
+        table.cast(unified.remove_metadata()).replace_schema_metadata(unified.metadata)
+    )
+
+
+def _append_csv(part: Any, tmp: Path, *, first: bool, bom: bool) -> None:
+    """Append a partition's rows (formulas neutralised); the BOM and header start the file."""
+    table = neutralise_formulas(pd.DataFrame(part.drop(columns=part.geometry.name)))
+    enc = "utf-8-sig" if (bom and first) else "utf-8"
+    table.to_csv(tmp, mode="w" if first else "a", header=first, index=False, encoding=enc)
+
+
+def _finish(tmp: Path, out: Path, suffix: str, short: dict[str, str], cut: dict[str, int]) -> None:
+    """Give the complete output its name (a shapefile: every part file, and the names sidecar)."""
+    if suffix != ".shp":
+        os.replace(tmp, out)
+        return
+    _move_shapefile(tmp, out, short, cut)
+    if cut:
+        log.warning(
+            "%s: text cut to %d bytes (a shapefile's limit) in %s; the .gpkg output keeps it whole",
+            out,
+            SHP_TEXT_BYTES,
+            ", ".join(f"{n:,} values of {c}" for c, n in cut.items()),
+        )
 
 
 def _typed(part: Any) -> Any:
