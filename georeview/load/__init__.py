@@ -396,6 +396,32 @@ def read_layer(
     return gdf.to_crs(working_crs)
 
 
+def _open_submission_file(
+    path: Path, *, folder: Path | None, label: str, max_features: int
+) -> gpd.GeoDataFrame:
+    """Read a submission's vector file after the checks every such file passes.
+
+    A supported format, within the upload size, matching shapefile record counts, and
+    one layer (which layer is the site would otherwise be a guess).
+    """
+    if path.suffix.lower() not in VECTOR_SUFFIXES:
+        raise DataSourceError(
+            f"unsupported format {path.suffix!r}; use one of {', '.join(VECTOR_SUFFIXES)}",
+            path=path,
+            field=label,
+        )
+    _check_upload_size(path, limits().max_upload_bytes, label, folder)
+    check_shapefile_counts(path, label)
+    names = _layer_names(path, label)
+    if len(names) > 1:
+        raise DataSourceError(
+            f"has {len(names)} layers ({', '.join(names)}); a submission file must hold one",
+            path=path,
+            field=label,
+        )
+    return _open_vector(path, layer=None, bbox=None, label=label, max_features=max_features)
+
+
 def read_submission_layer(
     path: Path, working_crs: CRS, *, folder: Path, label: str
 ) -> gpd.GeoDataFrame:
@@ -407,25 +433,9 @@ def read_submission_layer(
     repaired with make_valid (these layers are counted and measured, not reported).
     """
     path = Path(path)
-    lim = limits()
-    if path.suffix.lower() not in VECTOR_SUFFIXES:
-        raise DataSourceError(
-            f"unsupported format {path.suffix!r}; use one of {', '.join(VECTOR_SUFFIXES)}",
-            path=path,
-            field=label,
-        )
     check_regular(path, folder, field=label)
-    _check_upload_size(path, lim.max_upload_bytes, label, folder)
-    check_shapefile_counts(path, label)
-    names = _layer_names(path, label)
-    if len(names) > 1:
-        raise DataSourceError(
-            f"has {len(names)} layers ({', '.join(names)}); a submission file must hold one",
-            path=path,
-            field=label,
-        )
-    gdf = _open_vector(
-        path, layer=None, bbox=None, label=label, max_features=lim.max_submission_features
+    gdf = _open_submission_file(
+        path, folder=folder, label=label, max_features=limits().max_submission_features
     )
     gdf = gdf[~(gdf.geometry.isna() | gdf.geometry.is_empty)]
     coords, owner = shapely.get_coordinates(gdf.geometry.values, include_z=False, return_index=True)
@@ -494,22 +504,7 @@ def read_polygons(
     lim = limits()
     if max_features is None:
         max_features = lim.max_submission_features
-    if path.suffix.lower() not in VECTOR_SUFFIXES:
-        raise DataSourceError(
-            f"unsupported format {path.suffix!r}; use one of {', '.join(VECTOR_SUFFIXES)}",
-            path=path,
-            field=field,
-        )
-    _check_upload_size(path, lim.max_upload_bytes, field, folder)
-    check_shapefile_counts(path, field)
-    names = _layer_names(path, field)
-    if len(names) > 1:
-        raise DataSourceError(
-            f"has {len(names)} layers ({', '.join(names)}); a submission file must hold one",
-            path=path,
-            field=field,
-        )
-    gdf = _open_vector(path, layer=None, bbox=None, label=field, max_features=max_features)
+    gdf = _open_submission_file(path, folder=folder, label=field, max_features=max_features)
     if len(gdf) == 0:
         raise GeometryError("contains no features", path=path, field=field)
     geoms = gdf.geometry.values
