@@ -330,39 +330,25 @@ def build_layers(
     if floodplain is not None:
         _build_floodplain(b, floodplain, out, crs, bbox, clip)
     if wetlands is not None:
-        g = _read(wetlands, "wetlands", crs, bbox)
-        g = _keep_types(g, (3, 6), "polygons", wetlands)
-        g = g[shapely.intersects(g.geometry.values, clip)]
-        _write(g, out / "wetlands.gpkg", "wetlands")
-        b.provenance["wetlands"] = _source(wetlands, "wetlands", kept=len(g), read=len(g))
-        b.toml += _table(
-            "wetlands",
-            "wetlands.gpkg",
-            "wetlands",
-            wetlands,
-            "Wisconsin Wetland Inventory",
-            name_field=_find(g.columns, "WETCLASS", "WETCODE"),
-            id_field=_find(g.columns, "WWI_ID", "OBJECTID"),
-        )
+        _build_clipped(
+            b, wetlands, "wetlands", out, crs, bbox, clip,
+            types=((3, 6), "polygons"),
+            source="Wisconsin Wetland Inventory",
+            name_fields=("WETCLASS", "WETCODE"),
+            id_fields=("WWI_ID", "OBJECTID"),
+        )  # fmt: skip
     if flowlines is not None or waterbodies is not None:
         _build_hydrography(b, flowlines, waterbodies, out, crs, bbox, clip)
     if soils is not None:
         _build_soils(b, soils, out, crs, bbox, clip)
     if roads is not None:
-        g = _read(roads, "roads", crs, bbox)
-        g = _keep_types(g, (1, 5), "lines", roads)
-        g = g[shapely.intersects(g.geometry.values, clip)]
-        _write(g, out / "roads.gpkg", "roads")
-        b.provenance["roads"] = _source(roads, "roads", kept=len(g), read=len(g))
-        b.toml += _table(
-            "roads",
-            "roads.gpkg",
-            "roads",
-            roads,
-            "road centrelines",
-            name_field=_find(g.columns, "FULLNAME"),
-            id_field=_find(g.columns, "LINEARID"),
-        )
+        _build_clipped(
+            b, roads, "roads", out, crs, bbox, clip,
+            types=((1, 5), "lines"),
+            source="road centrelines",
+            name_fields=("FULLNAME",),
+            id_fields=("LINEARID",),
+        )  # fmt: skip
     if dem_tiles:
         _build_dem(b, dem_tiles, dem_vertical_units, out, crs, clip)
     head = [
@@ -407,6 +393,37 @@ def _table(name: str, path: str, layer: Any, d: Download, source: str, **fields:
         lines.append(f"vintage = {_q(d.vintage)}")
     lines += [f"{k} = {_q(v)}" for k, v in fields.items() if v]
     return [*lines, ""]
+
+
+def _build_clipped(
+    b: _Built,
+    src: Download,
+    name: str,
+    out: Path,
+    crs: Any,
+    bbox: tuple[float, ...],
+    clip: Any,
+    *,
+    types: tuple[tuple[int, ...], str],
+    source: str,
+    name_fields: tuple[str, ...],
+    id_fields: tuple[str, ...],
+) -> None:
+    """A layer kept as downloaded: its geometry kind only, clipped, written and described."""
+    g = _read(src, name, crs, bbox)
+    g = _keep_types(g, types[0], types[1], src)
+    g = g[shapely.intersects(g.geometry.values, clip)]
+    _write(g, out / f"{name}.gpkg", name)
+    b.provenance[name] = _source(src, name, kept=len(g), read=len(g))
+    b.toml += _table(
+        name,
+        f"{name}.gpkg",
+        name,
+        src,
+        source,
+        name_field=_find(g.columns, *name_fields),
+        id_field=_find(g.columns, *id_fields),
+    )
 
 
 def _build_floodplain(b: _Built, d: Download, out: Path, crs: Any, bbox: Any, clip: Any) -> None:
