@@ -474,7 +474,8 @@ def test_somers_etj_near_kenosha(reports):
     assert h["inside_village"] == 0.0
     assert h["to_village_mi"] == pytest.approx(0.283, abs=0.001)
     assert h["to Kenosha mi"] == pytest.approx(0.963, abs=0.001)
-    assert h["to_village_mi"] <= 1.5 and h["to Kenosha mi"] <= 3.0
+    assert h["to_village_mi"] <= 1.5
+    assert h["to Kenosha mi"] <= 3.0
     assert h["to PARIS mi"] == 0.0
     assert r["jurisdiction"]["status"] == "extraterritorial"
     # 78 m x 78 m (from the EPSG:4326 GeoJSON) = 65,491 sq ft = 1.503 acres >= 1.
@@ -819,7 +820,8 @@ def test_deerfield_wetland_floodplain(reports):
     # Synthetic Creek is 61.9 ft from the site (<= 100: adjacent); the nearest road 561 ft.
     assert h["streams_ft"] == pytest.approx(61.9, abs=0.1)
     assert h["roads_ft"] > ADJACENT_FT
-    assert h["wetlands_ft"] == 0.0 and h["floodplain_ft"] == 0.0 and h["floodway_ft"] == 0.0
+    for key in ("wetlands", "floodplain", "floodway"):
+        assert h[f"{key}_ft"] == 0.0, key
     check_findings(
         r,
         [
