@@ -662,7 +662,7 @@ def deerfield_common(h: dict[str, float], reach: str, cost_usd: float) -> list[E
     ]
 
 
-def deerfield_larger(peaks_known: bool, basin_declared: bool) -> list[E]:
+def deerfield_larger(basin_declared: bool) -> list[E]:
     """31.06(3): sites of 5 or more acres at a time, or divisions of 5+ acres or lots."""
     ni = "needs_info"
     return [
@@ -751,7 +751,7 @@ def test_deerfield_larger_site(reports):
             E("deerfield.31.06.3.division", "§ 31.06(3)", "pass", 0.0),
             *deerfield_extraordinary_none(),
             *deerfield_map_near("not_applicable", "not_applicable", "not_applicable", "pass"),
-            *deerfield_larger(peaks_known=False, basin_declared=True),
+            *deerfield_larger(basin_declared=True),
         ],
     )
     # 31.06(3)(B) "surface settling rate of not more than 1500 gallons per square foot per
@@ -802,7 +802,7 @@ def test_deerfield_etj_subdivision(reports):
             E("deerfield.31.06.3.division", "§ 31.06(3)", "pass", 8.0),
             *deerfield_extraordinary_none(),
             *deerfield_map_near("not_applicable", "not_applicable", "not_applicable", "pass"),
-            *deerfield_larger(peaks_known=False, basin_declared=False),
+            *deerfield_larger(basin_declared=False),
         ],
     )
 
@@ -853,7 +853,7 @@ def test_deerfield_wetland_floodplain(reports):
             # channel_originates_in_disturbed_area = false, so n/a.
             *[
                 E(e.rule_id, e.citation, "not_applicable")
-                for e in deerfield_larger(peaks_known=False, basin_declared=False)
+                for e in deerfield_larger(basin_declared=False)
             ],
         ],
     )
@@ -867,6 +867,10 @@ def test_deerfield_deadlines_by_hand(reports):
         # 31.10(1) "Within 30 days of receipt of a completed control plan": calendar days
         # (the text says "days", unlike 31.10(2)'s "working days"): Mar 31 + 30 = Apr 30.
         assert d["review_major"]["date"] == str(dt.date(2025, 3, 31) + dt.timedelta(days=30))
+        # 31.12(2)(B) "Contact the Village Clerk ... at least two working days prior to
+        # commencing": 31.02(36) "Monday ... Friday, excluding ... legal holiday"; before
+        # Monday May 5: Friday May 2 (1), Thursday May 1 (2).
+        assert d["contact_clerk_before_start"]["date"] == "2025-05-01"
 
 
 def test_hand_geometry_slopes():
@@ -902,3 +906,51 @@ def test_hand_geometry_slopes():
         slope_pct = np.hypot(dx, dy) * 100
         inside = ~geometry_mask([dist], out_shape=z.shape, transform=tr)
         assert slope_pct[inside].max() < 10.0, name
+
+
+def test_deerfield_basin_inflow_tr55_by_hand(reports):
+    """The 5-year construction-phase peak behind 31.06(3)(B)'s basin area, by hand.
+
+    31.06(3)(B): "for a five (5) year, 24 hour storm from the entire drainage area which will
+    discharge to the basin during development conditions. The calculation of the water runoff
+    rate shall be determined by methods as periodically set forth in the current edition of
+    U.S. Soil Conservation Service Technical Release No. 55." TR-55 (1986) graphical method.
+    """
+    h = hand("deerfield_larger_site")
+    # Drainage area: the whole 387,500.8 sq ft site (every soil under it is HSG B, soils
+    # layer PnA/PnB) / 27,878,400 sq ft per sq mi = 0.0138997 sq mi.
+    am_sqmi = h["site_sqft"] / 5280.0**2
+    assert am_sqmi == pytest.approx(0.0138997, rel=1e-5)
+    # CN, TR-55 Tables 2-2a/2-2b, HSG B: newly graded 86, row crops straight row good 78.
+    # Construction cover 0.787 x 86 + 0.213 x 78 = 84.30 -> 84 (TR-55 rounds CN).
+    cn = round(0.787 * 86 + 0.213 * 78)
+    assert cn == 84
+    # Runoff (eq. 2-3, 2-4): S = 1000/84 - 10 = 1.9048 in, Ia = 0.2 S = 0.3810 in,
+    # Q = (3.6 - 0.3810)^2 / (3.6 + 0.8 x 1.9048) = 10.3623 / 5.1238 = 2.0224 in.
+    s_in = 1000.0 / cn - 10.0
+    ia_in = 0.2 * s_in
+    q_in = (3.6 - ia_in) ** 2 / (3.6 + 0.8 * s_in)
+    # Tc on the post-development path (the graded site drains that way): sheet flow 50 ft at
+    # 2.3 %, short grass n = 0.15, P2 = 2.9 in (eq. 3-3): 0.007 (7.5)^0.8 / (2.9^0.5
+    # 0.023^0.4) = 0.09317 h; shallow paved 600 ft, V = 20.3282 x 0.023^0.5 = 3.083 ft/s
+    # (eq. 3-4 / Fig. 3-1): 0.05406 h. Tc = 0.14723 h.
+    tc_h = 0.007 * (0.15 * 50) ** 0.8 / (2.9**0.5 * 0.023**0.4) + 600 / (
+        3600 * 20.3282 * 0.023**0.5
+    )
+    assert tc_h == pytest.approx(0.14723, abs=1e-5)
+    # Unit peak (Table 4-1, Type II): Ia/P = 0.1058, interpolated between 0.10 (C0 2.55323,
+    # C1 -0.61512, C2 -0.16403) and 0.30 (2.46532, -0.62257, -0.11657);
+    # log qu = C0 + C1 log Tc + C2 (log Tc)^2 -> qu = 891.3 csm/in.
+    w = (ia_in / 3.6 - 0.10) / 0.20
+    c0, c1, c2 = (
+        a + w * (b - a) for a, b in ((2.55323, 2.46532), (-0.61512, -0.62257), (-0.16403, -0.11657))
+    )
+    lt = math.log10(tc_h)
+    qu = 10 ** (c0 + c1 * lt + c2 * lt**2)
+    assert qu == pytest.approx(891.3, abs=0.5)
+    # qp = qu Am Q Fp (eq. 4-1), Fp = 1 (no ponding declared): 891.3 x 0.0139 x 2.0224
+    # = 25.06 cfs; area = 25.06 x 646,316.88 / 1,500 = 10,796 sq ft <= 12,000 declared.
+    qp_cfs = qu * am_sqmi * q_in
+    sb = reports("deerfield_larger_site")["engineering"]["sediment_basin"]
+    assert sb["inflow_cfs"] == pytest.approx(qp_cfs, rel=1e-3)
+    assert qp_cfs * 646_316.88 / 1500 == pytest.approx(10_796, rel=1e-3)
