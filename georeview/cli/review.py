@@ -38,21 +38,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run ``georeview review``; print the verdict line (unless --quiet)."""
-    from georeview.pipeline.review import review
-    from georeview.report import write_reports
+    from georeview.pipeline.submissions import is_batch
 
     target = Path(args.submission)
     out = Path(args.out)
-    from georeview.pipeline import batch
-
     determinations = Path(args.determinations) if args.determinations else None
-    if batch.is_batch(target):
+    if is_batch(target):
+        from georeview.pipeline.batch import review_many
+
         if determinations is not None:
             raise InputError(
                 "--determinations names one submission's file; in a batch, keep each "
                 "determinations.toml beside its submission.toml"
             )
-        res = batch.review_many(
+        res = review_many(
             target,
             out,
             layers_dir=Path(args.layers) if args.layers else None,
@@ -78,6 +77,9 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_OK
     if (out / "report.json").exists() and not args.overwrite:
         raise OutputError("report.json exists; pass --overwrite to replace it", path=out)
+    from georeview.pipeline.review import review
+    from georeview.report import write_reports
+
     result = review(
         target,
         Path(args.layers) if args.layers else None,
