@@ -6,7 +6,9 @@ source of report.json, report.html and the map popups (DESIGN §2.4).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import geopandas as gpd
@@ -129,8 +131,16 @@ class Review:
             "synthetic": sorted(
                 n for n in type(cfg).model_fields if getattr(getattr(cfg, n), "synthetic", False)
             ),
-            "used": layer_inventory(self.layers),
+            "used": copy.deepcopy(self._inventory),
         }
+
+    @cached_property
+    def _inventory(self) -> list[dict[str, Any]]:
+        # Opening every layer file to count its features is the slowest part of
+        # to_dict(), which the CLI, the batch and the report writers each call: once per
+        # review is enough (the files do not change during one). Copied on use, so a
+        # caller editing its report changes no other's.
+        return layer_inventory(self.layers)
 
     def _classification(self) -> dict[str, Any]:
         """report.json ``classification``: what the judge decided of the site."""
@@ -146,14 +156,18 @@ class Review:
             "exempt": j.exempt,
         }
 
+    def counts(self) -> dict[str, int]:
+        """Findings by status: ``pass``, ``fail``, ``needs_info``, ``not_applicable``."""
+        counts = dict.fromkeys(("pass", "fail", "needs_info", "not_applicable"), 0)
+        for f in self.judgement.findings:
+            counts[f.status] += 1
+        return counts
+
     def _summary(self) -> dict[str, Any]:
         """report.json ``summary``: findings counted by status, failing and missing ones."""
         findings = self.judgement.findings
-        counts = dict.fromkeys(("pass", "fail", "needs_info", "not_applicable"), 0)
-        for f in findings:
-            counts[f.status] += 1
         return {
-            "counts": counts,
+            "counts": self.counts(),
             "fail": [f"{f.citation}: {f.message}" for f in findings if f.status == "fail"],
             "needs_info": [
                 f"{f.citation}: {f.message}" for f in findings if f.status == "needs_info"

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from georeview.errors import DataSourceError, GeoReviewError
 from georeview.pipeline.zipsafe import extract_zip, reason_of
-from georeview.sanitise import unique_names
 
 __all__ = ["RESERVED", "find_submissions", "is_batch"]
 
@@ -56,6 +55,9 @@ def find_submissions(folder: Path, scratch: Path) -> list[tuple[str, str, Path |
             raw.append((entry.stem, entry.name, None, exc.one_line()))
         except (OSError, ValueError, RuntimeError, RecursionError) as exc:
             raw.append((entry.stem, entry.name, None, f"{entry.name}: {reason_of(exc)}"))
+    # imported here: the CLI's batch check (is_batch) needs no pandas
+    from georeview.sanitise import unique_names
+
     names = unique_names([r[0] for r in raw], reserved=RESERVED)
     return [(n, *r[1:]) for n, r in zip(names, raw, strict=True)]
 
