@@ -32,7 +32,7 @@ from georeview.pipeline.layers_folder import resolve_layers
 from georeview.pipeline.procedure_stage import procedure
 from georeview.pipeline.result import Review
 from georeview.pipeline.terrain_stage import measure_terrain
-from georeview.rules import judge, load_ordinance
+from georeview.rules import Judgement, Ordinance, judge, load_ordinance
 from georeview.units import M_PER_FT
 
 __all__ = ["CONTEXT_MARGIN_M", "measured_facts", "review"]
@@ -107,23 +107,10 @@ def review(
     where = locate(site, jurisdictions, unit_m=float(crs.axis_info[0].unit_conversion_factor))
     if where.reason:
         warnings.append(f"Jurisdiction undetermined: {where.reason}.")
-    terrain: dict[str, Any] = {}
-    map_extra: dict[str, gpd.GeoDataFrame] = {}
-    if not with_terrain:
-        warnings.append(
-            "Terrain skipped (--no-terrain): slopes and the downstream trace are not measured."
-        )
-    else:
-        terrain, map_extra, terr_warn = measure_terrain(
-            layers,
-            site,
-            disturbance,
-            crs,
-            hydro=ctx.hydrography,
-            wetlands=ctx.wetlands,
-            ordinance=ordinance,
-        )
-        warnings += terr_warn
+    terrain, map_extra, terr_warn = _terrain(
+        with_terrain, layers, site, disturbance, crs, ctx, ordinance
+    )
+    warnings += terr_warn
     eng = engineering_stage(sub, layers, areas, disturbance, site, ctx.soils)
     sitemap = sitemap_facts(
         sub,
@@ -146,19 +133,13 @@ def review(
             extra={**engineering_facts(eng), **plan_facts(sub), **sitemap, **decided.facts()},
         )
     )
-    judgement = judge(ordinance, facts)
     extras: dict[str, Any] = {
         "soil_loss_tons_per_acre_year": eng.soil_loss_tons_per_acre_year,
         "peak_flow_cfs": eng.peak_flow_cfs,
         "engineering": eng.to_dict(),
         "determinations": decided.to_dict(),
     }
-    if judgement.regulated is not False:
-        # Fees and deadlines depend on the category the first pass found; the
-        # second pass lets the fee and security rules quote the amounts.
-        extras.update(procedure(sub, judgement.category, ordinance.municipality, facts))
-        facts.update(extras.pop("_facts"))
-        judgement = judge(ordinance, facts)
+    judgement = _judge(ordinance, sub, facts, extras)
     map_layers = {
         "wetlands": ctx.wetlands,
         "floodplain": ctx.floodplain,
@@ -180,6 +161,50 @@ def review(
         map_layers={k: v for k, v in map_layers.items() if v is not None},
         jurisdictions=jurisdictions,
     )
+
+
+def _terrain(
+    with_terrain: bool,
+    layers: Layers,
+    site: shapely.Geometry,
+    disturbance: shapely.Geometry,
+    crs: Any,
+    ctx: _Context,
+    ordinance: Ordinance,
+) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[str]]:
+    """The terrain stage's measures, map layers and warnings (or why it was skipped)."""
+    if not with_terrain:
+        return (
+            {},
+            {},
+            ["Terrain skipped (--no-terrain): slopes and the downstream trace are not measured."],
+        )
+    return measure_terrain(
+        layers,
+        site,
+        disturbance,
+        crs,
+        hydro=ctx.hydrography,
+        wetlands=ctx.wetlands,
+        ordinance=ordinance,
+    )
+
+
+def _judge(
+    ordinance: Ordinance, sub: LoadedSubmission, facts: dict[str, Any], extras: dict[str, Any]
+) -> Judgement:
+    """Judge the facts; for a site that may be regulated, add the procedure and judge again.
+
+    Fees and deadlines depend on the category the first pass found; the second pass
+    lets the fee and security rules quote the amounts. ``facts`` and ``extras`` gain
+    the procedure's facts and report sections.
+    """
+    judgement = judge(ordinance, facts)
+    if judgement.regulated is not False:
+        extras.update(procedure(sub, judgement.category, ordinance.municipality, facts))
+        facts.update(extras.pop("_facts"))
+        judgement = judge(ordinance, facts)
+    return judgement
 
 
 def _load_matching(submission_dir: Path, layers: Layers, crs: Any) -> LoadedSubmission:
