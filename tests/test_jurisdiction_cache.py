@@ -152,3 +152,16 @@ def test_cache_dir_choice() -> None:
     assert pj.cache_dir({"GEOREVIEW_CACHE_DIR": "/c"}) == Path("/c")
     assert pj.cache_dir({"XDG_CACHE_HOME": "/x"}) == Path("/x/georeview")
     assert pj.cache_dir({}) == Path.home() / ".cache" / "georeview"
+
+
+def test_key_reads_a_file_whose_name_looks_like_a_pattern(somers: Path) -> None:
+    # "[1]" would be a glob character class: the file must still be hashed
+    (somers / "boundary.gpkg").rename(somers / "b[1].gpkg")
+    toml = somers / "layers.toml"
+    toml.write_text(toml.read_text().replace('"boundary.gpkg"', '"b[1].gpkg"'))
+    reach = {"village": 1.5}
+    before = pj.cache_key(load_layers(somers), reach)
+    data = bytearray((somers / "b[1].gpkg").read_bytes())
+    data[-1] ^= 0xFF
+    (somers / "b[1].gpkg").write_bytes(bytes(data))
+    assert pj.cache_key(load_layers(somers), reach) != before

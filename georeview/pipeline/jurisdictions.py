@@ -151,9 +151,10 @@ def _input_files(path: Path, *, same_stem: bool = True) -> Iterator[Path]:
     if path.is_dir():
         yield from sorted(p for p in path.rglob("*") if p.is_file())
     elif same_stem:
-        yield from sorted(
-            p for p in path.parent.glob(f"{path.stem}.*") if p.is_file() and p.stem == path.stem
-        )
+        # listed, not globbed: a stem holding "[" or "*" is a name, not a pattern
+        parent = path.parent if path.parent.is_dir() else None
+        siblings = parent.iterdir() if parent is not None else iter(())
+        yield from sorted(p for p in siblings if p.stem == path.stem and p.is_file())
     elif path.is_file():
         yield path
 
