@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     import geopandas as gpd
 
     from georeview.load import Layers
-    from georeview.pipeline.review import Review
+    from georeview.pipeline.result import Review
     from georeview.rules import Ordinance
 
 __all__ = ["load_layers", "load_ordinance", "municipalities", "review", "screen"]
@@ -38,7 +38,7 @@ def review(
 
     Returns
     -------
-    georeview.pipeline.review.Review
+    georeview.pipeline.result.Review
         ``.to_dict()`` is report.json; :func:`georeview.report.write_reports` writes it.
     """
     from georeview.pipeline.review import review as _review

@@ -16,7 +16,8 @@ import geopandas as gpd
 import shapely
 from _build import box_ft, deerfield_layers, write_submission
 
-from georeview.pipeline.review import Review, review
+from georeview.pipeline.result import Review
+from georeview.pipeline.review import review
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

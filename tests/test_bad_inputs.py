@@ -282,7 +282,7 @@ def test_05_06_vertical_units_heuristic(data):
 def _review_reports_units() -> bool:
     import inspect
 
-    import georeview.pipeline.review as rv
+    import georeview.pipeline.terrain_stage as rv
 
     return "vertical_units_warnings" in inspect.getsource(rv)
 
@@ -581,7 +581,7 @@ def test_limit_toml_bytes(tmp_path, layers, capsys, monkeypatch):
 
 
 def test_limit_zip_members(tmp_path, monkeypatch):
-    from georeview.pipeline.batch import extract_zip
+    from georeview.pipeline.zipsafe import extract_zip
 
     z = tmp_path / "many.zip"
     with zipfile.ZipFile(z, "w") as zf:

@@ -17,7 +17,9 @@ import pytest
 import shapely
 
 from georeview.errors import DataSourceError, LimitError
-from georeview.pipeline.batch import MAX_UNZIPPED_BYTES, extract_zip, is_batch, review_many
+from georeview.pipeline.batch import review_many
+from georeview.pipeline.submissions import is_batch
+from georeview.pipeline.zipsafe import MAX_UNZIPPED_BYTES, extract_zip
 
 CRS = "EPSG:3071"
 X0, Y0 = 500_000.0, 300_000.0

@@ -60,3 +60,25 @@ def test_import_stays_light():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_each_command_line_imports_only_its_command():
+    # Issue 16: start-up counts in every review. A command line naming no subcommand
+    # (--version, --help) loads no subcommand module, and `review --help` none of the
+    # screening's (pandas, pyarrow, the screening pipeline).
+    code = (
+        "import sys\n"
+        "from georeview.cli import main\n"
+        "try:\n"
+        "    main(sys.argv[1:])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "names = {'pandas', 'pyarrow', 'geopandas', 'georeview.pipeline.screen',"
+        " 'georeview.cli.screen', 'georeview.cli.sitemap'}\n"
+        "print(sorted(names & set(sys.modules)), file=sys.stderr)\n"
+    )
+    for argv in (["--version"], ["--help"], ["review", "--help"]):
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True
+        )
+        assert proc.stderr.strip().splitlines()[-1] == "[]", argv

@@ -31,7 +31,7 @@ from georeview.cli import main
 from georeview.cli.options import EXIT_SOME_FAILED
 from georeview.errors import ConfigError
 from georeview.load import load_layers
-from georeview.pipeline.review import find_layers_dir
+from georeview.pipeline.layers_folder import find_layers_dir
 from georeview.report.index import index_data
 
 X0, Y0 = 500_000.0, 300_000.0

@@ -15,7 +15,7 @@ from georeview.config import FloodplainSpec, HydrographySpec
 from georeview.errors import ConfigError
 from georeview.load import load_layers
 from georeview.load.vector import map_fields, nhd_ftype_codes, read_depth_grid
-from georeview.pipeline.review import jurisdictions_for
+from georeview.pipeline.jurisdictions import jurisdictions_for
 
 MUNIS = DANE / "deerfield_area_munis.gpkg"
 

@@ -20,7 +20,7 @@ from georeview.errors import ConfigError, OutputError
 from georeview.load import load_layers
 from georeview.measure.jurisdiction import locate
 from georeview.measure.overlay import overlap_areas, subdivide
-from georeview.pipeline.review import jurisdictions_for
+from georeview.pipeline.jurisdictions import jurisdictions_for
 from georeview.pipeline.screen import (
     build_context,
     parse_assume,

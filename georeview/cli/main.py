@@ -38,7 +38,12 @@ def _module(name: str) -> object:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """Return the argument parser; only ``command``'s arguments are loaded when given."""
+    """Return the argument parser; only ``command``'s arguments are loaded when given.
+
+    ``command=None`` loads every subcommand's arguments (the whole parser, for help
+    pages and tests); ``""`` loads none (a command line naming no subcommand:
+    ``--version``, ``--help`` or an error, which need only the names and help lines).
+    """
     parser = argparse.ArgumentParser(
         prog="georeview",
         description="Review construction-site erosion-control submissions against "
@@ -58,8 +63,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _command_of(argv: Sequence[str]) -> str | None:
-    return next((a for a in argv if a in COMMANDS), None)
+def _command_of(argv: Sequence[str]) -> str:
+    """The subcommand named on the command line, ``""`` when none is."""
+    return next((a for a in argv if a in COMMANDS), "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -38,46 +38,60 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run ``georeview review``; print the verdict line (unless --quiet)."""
-    from georeview.pipeline.review import review
-    from georeview.report import write_reports
+    # Only what the command runs is imported: a batch check first (standard library),
+    # then the one-submission or the batch pipeline.
+    from georeview.pipeline.submissions import is_batch
 
     target = Path(args.submission)
-    out = Path(args.out)
-    from georeview.pipeline import batch
-
     determinations = Path(args.determinations) if args.determinations else None
-    if batch.is_batch(target):
+    if is_batch(target):
         if determinations is not None:
             raise InputError(
                 "--determinations names one submission's file; in a batch, keep each "
                 "determinations.toml beside its submission.toml"
             )
-        res = batch.review_many(
-            target,
-            out,
-            layers_dir=Path(args.layers) if args.layers else None,
-            overwrite=args.overwrite,
+        return _batch(args, target)
+    return _one(args, target, determinations)
+
+
+def _batch(args: argparse.Namespace, target: Path) -> int:
+    """Review a folder of submissions; print one line, and one per error row."""
+    from georeview.pipeline.batch import review_many
+
+    res = review_many(
+        target,
+        Path(args.out),
+        layers_dir=Path(args.layers) if args.layers else None,
+        overwrite=args.overwrite,
+    )
+    if not args.quiet:
+        print(
+            f"{target.name}: {len(res.rows)} submissions, {res.n_ok} reviewed, "
+            f"{res.n_error} errors, {res.seconds:.1f} s; summary {res.summary_csv}"
         )
-        if not args.quiet:
-            print(
-                f"{target.name}: {len(res.rows)} submissions, {res.n_ok} reviewed, "
-                f"{res.n_error} errors, {res.seconds:.1f} s; summary {res.summary_csv}"
-            )
-            for r in res.rows:
-                if r["status"] == "error":
-                    print(f"  error: {r.get('name')}: {r.get('error')}")
-        if res.n_error:
-            # Every other submission was reviewed and written; the exit code still says
-            # that the batch is not complete, so a script cannot take it for success.
-            print(
-                f"georeview: error: {res.n_error} of {len(res.rows)} submissions could not be"
-                f" reviewed (error rows in {res.summary_csv})",
-                file=sys.stderr,
-            )
-            return EXIT_SOME_FAILED
-        return EXIT_OK
+        for r in res.rows:
+            if r["status"] == "error":
+                print(f"  error: {r.get('name')}: {r.get('error')}")
+    if res.n_error:
+        # Every other submission was reviewed and written; the exit code still says
+        # that the batch is not complete, so a script cannot take it for success.
+        print(
+            f"georeview: error: {res.n_error} of {len(res.rows)} submissions could not be"
+            f" reviewed (error rows in {res.summary_csv})",
+            file=sys.stderr,
+        )
+        return EXIT_SOME_FAILED
+    return EXIT_OK
+
+
+def _one(args: argparse.Namespace, target: Path, determinations: Path | None) -> int:
+    """Review one submission; print its verdict line and the files written."""
+    out = Path(args.out)
     if (out / "report.json").exists() and not args.overwrite:
         raise OutputError("report.json exists; pass --overwrite to replace it", path=out)
+    from georeview.pipeline.review import review
+    from georeview.report import write_reports
+
     result = review(
         target,
         Path(args.layers) if args.layers else None,
@@ -91,7 +105,7 @@ def main(args: argparse.Namespace) -> int:
         if c.regulated is None
         else ("regulated" if c.regulated else "not regulated")
     )
-    counts = result.to_dict()["summary"]["counts"]
+    counts = result.counts()
     if not args.quiet:
         print(
             f"{target.name}: {result.ordinance.short_name}: {verdict}"

@@ -281,29 +281,65 @@ def build(
     """
     if shapely.is_empty(village_geom):
         raise GeometryError("the village boundary is empty", field="boundary")
-    city_class = city_class or {}
     village_miles = etj_miles(village_kind, village_class, reach_miles=reach_miles)
     if neighbours is None:
-        unit_m = _crs_unit_m(gpd.GeoDataFrame(geometry=[], crs=crs))
-        reach = miles_to_m(village_miles) / unit_m
-        village = Municipality(village_name, village_kind, village_geom, reach)
-        zone = shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)
-        return Jurisdictions(
-            village,
-            shapely.Polygon(),
-            undetermined=zone,
-            undetermined_reason=(
-                "no neighbours layer ([neighbors] in layers.toml): whether land near the "
-                "village is unincorporated, and so extraterritorial, is unknown"
-            ),
-        )
+        return _without_neighbours(village_geom, village_name, village_kind, village_miles, crs)
     unit_m = _crs_unit_m(neighbours)
     reach = miles_to_m(village_miles) / unit_m
     village = Municipality(village_name, village_kind, village_geom, reach)
+    others = _neighbours(
+        neighbours,
+        village,
+        kind_field=kind_field,
+        name_field=name_field,
+        city_class=city_class or {},
+        reach_miles=reach_miles,
+        village_miles=village_miles,
+        unit_m=unit_m,
+    )
+    zone = shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)
+    towns = [m.geometry for m in others if m.kind == "T"]
+    unincorporated = shapely.union_all(towns) if towns else shapely.Polygon()
+    etj = shapely.intersection(zone, unincorporated)
+    etj, ceded = _cede(village, etj, others, spacing_m)
+    return Jurisdictions(village, etj, ceded, tuple(others))
+
+
+def _without_neighbours(
+    village_geom: shapely.Geometry, village_name: str, village_kind: str, miles: float, crs: Any
+) -> Jurisdictions:
+    """The village's whole reach undetermined: no layer says which land is unincorporated."""
+    unit_m = _crs_unit_m(gpd.GeoDataFrame(geometry=[], crs=crs))
+    reach = miles_to_m(miles) / unit_m
+    village = Municipality(village_name, village_kind, village_geom, reach)
+    zone = shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)
+    return Jurisdictions(
+        village,
+        shapely.Polygon(),
+        undetermined=zone,
+        undetermined_reason=(
+            "no neighbours layer ([neighbors] in layers.toml): whether land near the "
+            "village is unincorporated, and so extraterritorial, is unknown"
+        ),
+    )
+
+
+def _neighbours(
+    neighbours: gpd.GeoDataFrame,
+    village: Municipality,
+    *,
+    kind_field: str,
+    name_field: str | None,
+    city_class: dict[str, int],
+    reach_miles: Mapping[str, float],
+    village_miles: float,
+    unit_m: float,
+) -> list[Municipality]:
+    """Every neighbour with its reach; a city near enough for its class to matter needs one."""
     others = []
     # a city farther than this cannot reach the village's zone whatever its class
     city_miles = max(float(v) for k, v in reach_miles.items() if k.startswith("city_class_"))
-    far_m = reach + miles_to_m(city_miles) / unit_m
+    far_m = village.reach_m + miles_to_m(city_miles) / unit_m
     kinds = neighbours[kind_field].astype(str).str.upper().str[:1].to_numpy()
     names = (
         neighbours[name_field].astype(str).to_numpy()
@@ -312,7 +348,7 @@ def build(
     )
     for name, kind, geom in zip(names, kinds, neighbours.geometry.values, strict=True):
         if kind == "C" and name not in city_class:
-            if shapely.distance(geom, village_geom) <= far_m:
+            if shapely.distance(geom, village.geometry) <= far_m:
                 raise ConfigError(
                     f"the city of {name!r} lies within {village_miles + city_miles:g} miles of "
                     "the village and has no class: its extraterritorial reach depends on its "
@@ -324,22 +360,30 @@ def build(
             continue
         r = miles_to_m(etj_miles(kind, city_class.get(name), reach_miles=reach_miles)) / unit_m
         others.append(Municipality(name, kind, geom, r))
+    return others
 
-    zone = shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)
-    towns = [m.geometry for m in others if m.kind == "T"]
-    unincorporated = shapely.union_all(towns) if towns else shapely.Polygon()
-    etj = shapely.intersection(zone, unincorporated)
+
+def _cede(
+    village: Municipality,
+    etj: shapely.Geometry,
+    others: list[Municipality],
+    spacing_m: float,
+) -> tuple[shapely.Geometry, dict[str, shapely.Geometry]]:
+    """Give each neighbour the overlap nearer to it (Wis. Stat. § 66.0105).
+
+    Returns the village's remaining extraterritorial area and what each neighbour took.
+    """
     ceded: dict[str, shapely.Geometry] = {}
     for other in others:
         if other.reach_m <= 0:
             continue
-        if shapely.distance(other.geometry, village_geom) > reach + other.reach_m:
+        if shapely.distance(other.geometry, village.geometry) > village.reach_m + other.reach_m:
             continue
         their_zone = shapely.buffer(other.geometry, other.reach_m, quad_segs=32)
         overlap = shapely.intersection(etj, their_zone)
         if shapely.is_empty(overlap) or shapely.area(overlap) <= 0:
             continue
-        theirs = nearer_region(village_geom, other.geometry, overlap, spacing_m=spacing_m)
+        theirs = nearer_region(village.geometry, other.geometry, overlap, spacing_m=spacing_m)
         if not shapely.is_empty(theirs) and shapely.area(theirs) > 0:
             ceded[other.name] = theirs
             etj = shapely.difference(etj, theirs)
@@ -347,9 +391,9 @@ def build(
                 "equidistant line: %s takes %.0f m2 from %s",
                 other.name,
                 shapely.area(theirs),
-                village_name,
+                village.name,
             )
-    return Jurisdictions(village, etj, ceded, tuple(others))
+    return etj, ceded
 
 
 def _crs_unit_m(gdf: gpd.GeoDataFrame) -> float:

@@ -176,7 +176,7 @@ def build_context(
         Role -> field map of the parcel layer (default: Wisconsin statewide schema).
     """
     from georeview.measure.areas import floodway, sfha, sqft_per_crs_unit2
-    from georeview.pipeline.review import jurisdictions_for
+    from georeview.pipeline.jurisdictions import jurisdictions_for
 
     cfg = layers.config
     crs = layers.working_crs

@@ -1,0 +1,248 @@
+"""What a batch review writes beside the reports: summary.csv, sites.gpkg, index.html.
+
+Every table reads each submission's summary row and, for its outcome, its report.json.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from georeview.errors import GeoReviewError, OutputError
+from georeview.sanitise import csv_cell
+
+__all__ = ["SUMMARY_COLUMNS", "in_one_crs", "write_batch_index", "write_sites", "write_summary"]
+
+log = logging.getLogger(__name__)
+
+#: Columns of summary.csv, in order.
+#: ``outcome`` is what a reviewer sorts by: error, fails, incomplete (something needs
+#: information), extraordinary (regulated and extraordinary, nothing fails or is
+#: missing), the category (major, minor, regulated) or not regulated; ``extraordinary``
+#: is yes/no/unknown on its own; ``report_html`` is the link to the reader's report.
+SUMMARY_COLUMNS = (
+    "name",
+    "source",
+    "status",
+    "outcome",
+    "error",
+    "municipality",
+    "jurisdiction",
+    "regulated",
+    "category",
+    "larger_site",
+    "extraordinary",
+    "site_area_sqft",
+    "disturbed_area_sqft",
+    "fail",
+    "needs_info",
+    "pass",
+    "report",
+    "report_html",
+)
+#: CRS of sites.gpkg and index.html when no submission could be read (otherwise the
+#: working CRS of the submissions' layers).
+_DEFAULT_CRS = "EPSG:3071"
+
+
+def _outcome(row: Mapping[str, Any], report: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The reviewer's columns of one row, read from its report.json (see SUMMARY_COLUMNS)."""
+    if row.get("status") != "ok" or report is None:
+        return {"outcome": "error" if row.get("status") == "error" else "", "extraordinary": ""}
+    c = report.get("classification") or {}
+    counts = (report.get("summary") or {}).get("counts") or {}
+    # None (or a missing key) is not decided: "unknown"
+    yes_no: dict[bool | None, str] = {True: "yes", False: "no"}
+    extraordinary = yes_no.get(c.get("extraordinary"), "unknown")
+    if counts.get("fail"):
+        outcome = "fails"
+    elif counts.get("needs_info") or c.get("regulated") is None:
+        outcome = "incomplete"
+    elif not c.get("regulated"):
+        outcome = "not regulated"
+    elif extraordinary == "yes":
+        outcome = "extraordinary"
+    else:
+        outcome = c.get("category") or "regulated"
+    return {
+        "outcome": outcome,
+        "extraordinary": extraordinary,
+        "report_html": str(PurePosixPath(str(row["name"])) / "report.html"),
+    }
+
+
+def _with_outcomes(out: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows with their outcome columns, each report.json read once."""
+    full = []
+    for r in rows:
+        if r.get("outcome"):
+            full.append(r)
+            continue
+        report = None
+        if r.get("status") == "ok" and r.get("report"):
+            try:
+                report = json.loads((out / str(r["report"])).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                report = None
+        full.append({**r, **_outcome(r, report)})
+    return full
+
+
+def write_summary(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Write summary.csv: one row per submission, every cell made safe for a spreadsheet."""
+    from georeview.report import write_atomic
+
+    rows = _with_outcomes(path.parent, rows)
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(SUMMARY_COLUMNS), lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: csv_cell(r.get(k, "")) for k in SUMMARY_COLUMNS})
+    write_atomic(path, buf.getvalue())
+
+
+def in_one_crs(sites: list[Any]) -> tuple[str, list[Any]]:
+    """The batch's CRS and each site in it.
+
+    ``sites`` holds ``(geometry, working_crs)`` per row, ``None`` for error rows. The
+    batch's CRS is the working CRS of its first site (every Wisconsin municipality's is
+    EPSG:3071); a site reviewed in another working CRS is reprojected into it, with a
+    warning.
+    """
+    import geopandas as gpd
+    from pyproj import CRS
+
+    first = next((s[1] for s in sites if s is not None), _DEFAULT_CRS)
+    target = CRS.from_user_input(first)
+    out = []
+    moved = 0
+    for s in sites:  # one geometry per submission
+        if s is None or CRS.from_user_input(s[1]) == target:
+            out.append(None if s is None else s[0])
+        else:
+            out.append(gpd.GeoSeries([s[0]], crs=s[1]).to_crs(target).iloc[0])
+            moved += 1
+    if moved:
+        log.warning("%d sites reviewed in another working CRS are drawn in %s", moved, first)
+    return first, out
+
+
+def _village_limits(out: Path, rows: list[dict[str, Any]], crs: str) -> Any:
+    """The village limits of the municipalities reviewed (context for the overview map)."""
+    import geopandas as gpd
+
+    from georeview.load import load_layers
+
+    folders: dict[str, None] = {}
+    for r in rows:
+        if r.get("status") != "ok" or not r.get("report"):
+            continue
+        try:
+            report = json.loads((out / str(r["report"])).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        folder = (report.get("layers") or {}).get("folder")
+        if folder:
+            folders[str(folder)] = None
+    frames = []
+    for folder in folders:
+        try:
+            layers = load_layers(Path(folder))
+            boundary = layers.read("boundary")
+        except GeoReviewError as exc:
+            log.warning("village limits not drawn on the overview: %s", exc.one_line())
+            continue
+        if boundary is not None and len(boundary):
+            name = layers.config.village_name or layers.config.municipality.title()
+            frames.append(
+                gpd.GeoDataFrame(
+                    {"name": [name]},
+                    geometry=[boundary.to_crs(crs).geometry.union_all()],
+                    crs=crs,
+                )
+            )
+    if not frames:
+        return None
+    import pandas as pd
+
+    return gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), crs=crs)
+
+
+def write_batch_index(
+    path: Path, rows: list[dict[str, Any]], sites: list[Any], crs: str, *, title: str
+) -> Path:
+    """Write index.html: a sortable table and a map of every submission, linked to its report.
+
+    Error rows have no site and appear in the table only.
+    """
+    import geopandas as gpd
+    import pandas as pd
+
+    from georeview.report.index import write_index
+
+    rows = _with_outcomes(path.parent, rows)
+    frame = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+    gdf = gpd.GeoDataFrame(frame, geometry=list(sites), crs=crs)
+    columns = [
+        "name",
+        "outcome",
+        "jurisdiction",
+        "regulated",
+        "category",
+        "larger_site",
+        "extraordinary",
+        "fail",
+        "needs_info",
+        "disturbed_area_sqft",
+        "error",
+        "report_html",
+    ]
+    return write_index(
+        gdf,
+        path,
+        title=title,
+        working_crs=crs,
+        columns=columns,
+        link_column="report_html",
+        context=_village_limits(path.parent, rows, crs),
+    )
+
+
+def write_sites(path: Path, rows: list[dict[str, Any]], sites: list[Any], crs: str) -> Path | None:
+    """Write the reviewed sites with their summary row (temporary name, then rename)."""
+    import geopandas as gpd
+    import pandas as pd
+
+    keep = [i for i, s in enumerate(sites) if s is not None]
+    if not keep:
+        return None
+    rows = _with_outcomes(path.parent, rows)
+    frame = pd.DataFrame([rows[i] for i in keep], columns=list(SUMMARY_COLUMNS))
+    for col in ("site_area_sqft", "disturbed_area_sqft"):
+        frame[col] = pd.to_numeric(frame[col])
+    gdf = gpd.GeoDataFrame(frame, geometry=[sites[i] for i in keep], crs=crs)
+    tmp = path.with_name(f".{path.stem}.partial-{os.getpid()}{path.suffix}")
+    try:
+        tmp.unlink(missing_ok=True)
+        # GeoPackage 1.3 with typed MultiPolygon geometry, as the screening's (ArcGIS Pro 3.x)
+        gdf.to_file(
+            tmp,
+            layer="sites",
+            driver="GPKG",
+            engine="pyogrio",
+            dataset_options={"VERSION": "1.3"},
+            geometry_type="MultiPolygon",
+            promote_to_multi=True,
+        )
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise OutputError(f"cannot write ({exc})", path=path) from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path

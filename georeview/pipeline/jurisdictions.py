@@ -1,0 +1,221 @@
+"""The village's jurisdictions from its layers folder, cached by the files' contents.
+
+Building the extraterritorial area (the 1.5-mile zone, the towns in it and the
+equidistant lines with the neighbours, :func:`georeview.measure.jurisdiction.build`)
+takes longer than the rest of a small review, and gives the same answer for every
+site of one layers folder. :func:`jurisdictions_for` therefore keeps the result in a
+cache file named by a digest of everything it depends on: the bytes of
+``layers.toml``, of the boundary and neighbours files (with their sidecar files), the
+ordinance's ``etj_miles`` parameter, and the source of the code that reads and builds
+them with the versions of shapely and GEOS. When any of them changes, the digest
+changes, so a cached result is never stale; a cache that cannot be read or written is
+ignored (the result is computed).
+
+The cache folder is ``$GEOREVIEW_CACHE_DIR`` when set (``off`` disables the cache),
+else ``$XDG_CACHE_HOME/georeview``, else ``~/.cache/georeview``; the files are under
+``jurisdictions/``. They hold geometries as WKB inside JSON (no pickle: reading a
+cache file runs no code).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import shapely
+
+from georeview.errors import ConfigError, DataSourceError
+from georeview.load import Layers
+from georeview.measure.jurisdiction import Jurisdictions, Municipality, build
+from georeview.rules import load_ordinance
+
+__all__ = ["cache_dir", "cache_key", "jurisdictions_for"]
+
+log = logging.getLogger(__name__)
+
+#: Bumped when the cache file's layout changes.
+_FORMAT = 1
+#: Package sources whose code decides the result (reading, repairing, building).
+_CODE = ("config", "load", "measure/jurisdiction.py", "pipeline/jurisdictions.py")
+
+
+def jurisdictions_for(layers: Layers) -> Jurisdictions:
+    """Compute the village's extraterritorial area from its boundary layers.
+
+    The result is read from the cache when a file for the same inputs exists
+    (see the module docstring), and written there otherwise.
+    """
+    cfg = layers.config
+    toml = layers.folder / "layers.toml"
+    if cfg.boundary is None:
+        raise ConfigError("a [boundary] layer is required", path=toml, field="boundary")
+    reach_miles = load_ordinance(cfg.municipality).param("etj_miles")
+    folder = cache_dir()
+    path = None
+    if folder is not None:
+        path = folder / "jurisdictions" / f"{cache_key(layers, reach_miles)}.json"
+        cached = _read(path)
+        if cached is not None:
+            return cached
+    result = _build(layers, reach_miles)
+    if path is not None:
+        _write(path, result)
+    return result
+
+
+def _build(layers: Layers, reach_miles: Mapping[str, float]) -> Jurisdictions:
+    """Read the boundary and neighbours layers and build the jurisdictions."""
+    cfg = layers.config
+    toml = layers.folder / "layers.toml"
+    boundary = layers.read("boundary")
+    if boundary is None or boundary.empty:
+        raise DataSourceError("the boundary layer has no features", path=layers.path("boundary"))
+    # No neighbours layer: the extraterritorial area is undetermined (the sites in it
+    # say needs_info), never empty.
+    neighbours = layers.read("neighbors")
+    nb = cfg.neighbors
+    try:
+        return build(
+            shapely.union_all(boundary.geometry.values),
+            cfg.village_name or cfg.municipality.title(),
+            neighbours,
+            kind_field=nb.kind_field if nb else "CTV",
+            name_field=nb.name_field if nb else "MCD_NAME",
+            city_class=dict(nb.city_class) if nb else {},
+            reach_miles=reach_miles,
+            crs=boundary.crs,
+        )
+    except ConfigError as exc:
+        if exc.path is not None:
+            raise
+        raise ConfigError(exc.message, path=toml, field=exc.field) from None
+
+
+def cache_dir(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The cache folder (``None`` when ``GEOREVIEW_CACHE_DIR=off``)."""
+    env = os.environ if environ is None else environ
+    own = env.get("GEOREVIEW_CACHE_DIR")
+    if own:
+        return None if own.lower() == "off" else Path(own)
+    xdg = env.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "georeview"
+
+
+def cache_key(layers: Layers, reach_miles: Mapping[str, float]) -> str:
+    """Digest of every input of :func:`jurisdictions_for` for ``layers``.
+
+    Any change to a byte of layers.toml, of the boundary or neighbours files (or a
+    sidecar of theirs), to the reach parameter or to the code and geometry library
+    that build the result gives another digest.
+    """
+    import georeview
+
+    h = hashlib.sha256()
+
+    def add(label: str, data: bytes) -> None:
+        # length-prefixed, so no two different input lists hash alike
+        h.update(f"{label}\0{len(data)}\0".encode())
+        h.update(data)
+
+    add("format", str(_FORMAT).encode())
+    add(
+        "versions", f"{georeview.__version__} {shapely.__version__} {shapely.geos_version}".encode()
+    )
+    add("reach", json.dumps(dict(reach_miles), sort_keys=True).encode())
+    add("layers.toml", (layers.folder / "layers.toml").read_bytes())
+    for name in ("boundary", "neighbors"):
+        src = layers.path(name)
+        for f in _input_files(src) if src is not None else ():
+            add(f"{name}:{f.name}", f.read_bytes())
+    package = Path(georeview.__file__).parent
+    for part in _CODE:
+        for f in sorted(_input_files(package / part, same_stem=False)):
+            if f.suffix == ".py":
+                add(f"code:{f.relative_to(package).as_posix()}", f.read_bytes())
+    return h.hexdigest()
+
+
+def _input_files(path: Path, *, same_stem: bool = True) -> Iterator[Path]:
+    """The files a layer's data lives in: a folder's files, or a file and its sidecars.
+
+    Sidecars are the files beside it with the same stem (a shapefile's .dbf, .shx,
+    .prj, .cpg; a raster's .aux.xml), which change what is read as much as the file.
+    """
+    if path.is_dir():
+        yield from sorted(p for p in path.rglob("*") if p.is_file())
+    elif same_stem:
+        # listed, not globbed: a stem holding "[" or "*" is a name, not a pattern
+        parent = path.parent if path.parent.is_dir() else None
+        siblings = parent.iterdir() if parent is not None else iter(())
+        yield from sorted(p for p in siblings if p.stem == path.stem and p.is_file())
+    elif path.is_file():
+        yield path
+
+
+def _read(path: Path) -> Jurisdictions | None:
+    """The cached result at ``path``, or ``None`` when absent or unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") != _FORMAT:
+            return None
+        return Jurisdictions(
+            village=_municipality(data["village"]),
+            extraterritorial=_geom(data["extraterritorial"]),
+            ceded={k: _geom(v) for k, v in data["ceded"].items()},
+            neighbours=tuple(_municipality(m) for m in data["neighbours"]),
+            undetermined=_geom(data["undetermined"]),
+            undetermined_reason=str(data["undetermined_reason"]),
+        )
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, shapely.errors.GEOSException) as exc:
+        log.debug("jurisdiction cache %s not used: %s", path, exc)
+        return None
+
+
+def _write(path: Path, j: Jurisdictions) -> None:
+    """Write ``j`` to ``path`` atomically (temporary file, then rename); never fails."""
+    data = {
+        "format": _FORMAT,
+        "village": _municipality_dict(j.village),
+        "extraterritorial": _wkb(j.extraterritorial),
+        "ceded": {k: _wkb(v) for k, v in j.ceded.items()},
+        "neighbours": [_municipality_dict(m) for m in j.neighbours],
+        "undetermined": _wkb(j.undetermined),
+        "undetermined_reason": j.undetermined_reason,
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".partial-", suffix=".json", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f)
+            os.replace(tmp, path)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    except OSError as exc:
+        log.debug("jurisdiction cache %s not written: %s", path, exc)
+
+
+def _wkb(geom: shapely.Geometry) -> str:
+    # WKB keeps every coordinate's float64 bits: the cached geometry is the computed one
+    return base64.b64encode(shapely.to_wkb(geom, include_srid=False)).decode("ascii")
+
+
+def _geom(text: str) -> shapely.Geometry:
+    return shapely.from_wkb(base64.b64decode(text))
+
+
+def _municipality_dict(m: Municipality) -> dict[str, Any]:
+    return {"name": m.name, "kind": m.kind, "geometry": _wkb(m.geometry), "reach_m": m.reach_m}
+
+
+def _municipality(d: Mapping[str, Any]) -> Municipality:
+    return Municipality(str(d["name"]), str(d["kind"]), _geom(d["geometry"]), float(d["reach_m"]))
