@@ -5,11 +5,22 @@ Real data comes from tests/data (paths in _build.py), never from ../shared.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep the jurisdictions cache of the test run out of the user's ~/.cache.
+
+    Set in the environment (not monkeypatched) so the CLI subprocesses the tests start
+    inherit it: every test run starts with an empty cache of its own.
+    """
+    os.environ["GEOREVIEW_CACHE_DIR"] = tempfile.mkdtemp(prefix="georeview-test-cache-")
 
 
 @pytest.fixture(scope="session")
