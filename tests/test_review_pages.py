@@ -121,6 +121,51 @@ def test_report_page_for_a_reviewer(page, reviews, name, tmp_path):
     assert n_pages <= 6, f"{name}: {n_pages} Letter pages"
 
 
+def test_village_determinations_on_screen_and_in_print(page, reviews, tmp_path):
+    # Deerfield 31.06(4): the Master Plan question is the Village's. Without a
+    # determinations file the page lists it as still to decide; with one, it shows the
+    # decision, who made it, when and why, on screen and in the printed report, which
+    # stays within six Letter pages.
+    from pypdf import PdfReader
+
+    from georeview.pipeline.review import review
+
+    _, paths, _ = reviews["deerfield_larger_site"]
+    page.goto(paths["html"].as_uri())
+    pending = page.locator("#village-pending")
+    assert pending.is_visible()
+    assert "Village Master Plan" in pending.inner_text()
+    assert "no determinations file was given" in page.locator("#village").inner_text()
+
+    sub = tmp_path / "deerfield_larger_site"
+    shutil.copytree(REPO / "sample_sites" / sub.name, sub)
+    (sub / "determinations.toml").write_text(
+        'municipality = "deerfield"\n\n[determinations.master_plan_area]\nvalue = true\n'
+        'by = "A. Reviewer, Village Engineer"\ndate = 2025-05-02\n'
+        'reason = "Master Plan map 4 shows an environmental corridor."\n',
+        encoding="utf-8",
+    )
+    out = write_reports(review(sub), tmp_path / "out")
+    watch = PageWatch(page)
+    page.goto(out["html"].as_uri())
+    page.frame_locator("iframe.map").locator(".leaflet-control-layers").wait_for()
+    assert watch.errors == []
+    for media in ("screen", "print"):
+        page.emulate_media(media=media)
+        given = page.locator("#village-given")
+        assert given.is_visible(), media
+        text = given.inner_text()
+        assert "A. Reviewer, Village Engineer, 2025-05-02" in text, media
+        assert "environmental corridor" in text, media
+        assert "§ 31.06(4)" in text, media
+        assert "Village Master Plan" not in page.locator("#village-pending").inner_text()
+        assert _forbidden(page.locator("#village").inner_text()) == {}
+    # Back to no emulation: an emulated "screen" would print with the screen stylesheet.
+    page.emulate_media(media=None)
+    n_pages = len(PdfReader(io.BytesIO(page.pdf(format="Letter"))).pages)
+    assert n_pages <= 6, f"{n_pages} Letter pages"
+
+
 def test_caveats_and_inputs_reach_the_page(page, reviews):
     # Somers: R = 150 is a stated proxy (sample_sites/README.md), and the even spread
     # of erosivity may understate a summer schedule; both beside the soil-loss finding.

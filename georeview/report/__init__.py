@@ -120,13 +120,16 @@ def render_html(
         finding's own ``evidence`` field wins when report.json carries one).
     """
     from georeview.report import reader
+    from georeview.report.village import village_facts_read, village_view
 
     evidence: dict[str, list[str]] = {}
     missing: dict[str, list[str]] = {}
     sources: dict[str, str] = {}
+    village_read: dict[str, dict[str, Any]] = {}
     if review is not None:
         from georeview.facts.registry import registry
 
+        village_read = village_facts_read(review)
         evidence = reader.derive_evidence(review)
         missing = reader.missing_facts(review)
         reg = registry()
@@ -144,6 +147,7 @@ def render_html(
     return env.get_template("report.html").render(
         r=report,
         v=v,
+        village=village_view(report, village_read),
         tech=tech,
         ev_words=reader.EVIDENCE_WORDS,
         fee_status={"due": "due", "actual_cost": "actual cost", "waived": "waived"},
