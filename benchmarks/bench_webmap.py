@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO / "tests"))
 from _build import CAMBRIDGE_PARCELS  # noqa: E402
 from _web_helpers import CHROMIUM, CHROMIUM_ARGS, make_review  # noqa: E402
 
-from georeview.report import webmap, write_atomic  # noqa: E402
+from georeview.report import map_data, map_styles, webmap, write_atomic  # noqa: E402
 from georeview.report.index import write_index  # noqa: E402
 
 
@@ -59,10 +59,10 @@ def plain_folium(review, out: Path) -> None:
     import folium
     from folium import plugins
 
-    frames = webmap.map_frames(review)
+    frames = map_data.map_frames(review)
     fmap = folium.Map(tiles=None, control_scale=True)
     for key, gdf in frames.items():
-        style = webmap._style_for(key)
+        style = map_styles.style_for(key)
         g = gdf.to_crs(4326)
         fields = [c for c in g.columns if c != g.geometry.name][:4]
         folium.GeoJson(

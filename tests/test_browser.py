@@ -14,7 +14,7 @@ import pytest
 from _build import CAMBRIDGE_PARCELS
 from _web_helpers import CHROMIUM, PageWatch, make_review
 
-from georeview.report import webmap, write_reports
+from georeview.report import map_data, map_styles, write_reports
 from georeview.report.index import write_index
 
 pytestmark = [
@@ -48,7 +48,7 @@ def test_map_loads_offline_with_every_layer(page, out, tmp_path):
     labels = [
         t.strip() for t in page.locator(".leaflet-control-layers-overlays label").all_inner_texts()
     ]
-    expected = [webmap.LAYERS[k].label for k in webmap.map_frames(rev)]
+    expected = [map_styles.LAYERS[k].label for k in map_data.map_frames(rev)]
     assert [x for x in labels if x in expected] == expected
     # Each data layer that is shown drew at least one SVG path.
     assert page.locator("path.leaflet-interactive").count() >= len(expected) - 1  # soils off
@@ -70,7 +70,7 @@ def test_clicking_the_site_opens_its_popup_with_a_citation(page, out):
     popup.wait_for()
     # The test's downstream path starts at the site's centre and is drawn above the
     # site: the popup is the path's, and lists the site (and the rest) under it.
-    site_label = webmap.LAYERS["site"].label
+    site_label = map_styles.LAYERS["site"].label
     others = popup.locator("details.gr-other > summary")
     if not popup.inner_text().startswith(site_label):
         others.filter(has_text=site_label).click()

@@ -26,7 +26,7 @@ def test_batch_review_writes_an_index_linking_each_report(tmp_path):
     for name in ("deerfield_minor_home", "deerfield_outside"):
         assert f"{name}/report.html" in page
         assert (out / name / "report.html").is_file()
-    from georeview.report.webmap import external_resources
+    from georeview.report.map_assets import external_resources
 
     assert external_resources(page) == []  # opens with no network
 

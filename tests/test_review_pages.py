@@ -25,7 +25,7 @@ import pytest
 import shapely
 from _web_helpers import CHROMIUM, PageWatch
 
-from georeview.report import webmap, write_reports
+from georeview.report import map_data, map_popups, map_styles, webmap, write_reports
 from georeview.report.reader import DETERMINATION_KINDS
 
 pytestmark = [
@@ -121,6 +121,51 @@ def test_report_page_for_a_reviewer(page, reviews, name, tmp_path):
     assert n_pages <= 6, f"{name}: {n_pages} Letter pages"
 
 
+def test_village_determinations_on_screen_and_in_print(page, reviews, tmp_path):
+    # Deerfield 31.06(4): the Master Plan question is the Village's. Without a
+    # determinations file the page lists it as still to decide; with one, it shows the
+    # decision, who made it, when and why, on screen and in the printed report, which
+    # stays within six Letter pages.
+    from pypdf import PdfReader
+
+    from georeview.pipeline.review import review
+
+    _, paths, _ = reviews["deerfield_larger_site"]
+    page.goto(paths["html"].as_uri())
+    pending = page.locator("#village-pending")
+    assert pending.is_visible()
+    assert "Village Master Plan" in pending.inner_text()
+    assert "no determinations file was given" in page.locator("#village").inner_text()
+
+    sub = tmp_path / "deerfield_larger_site"
+    shutil.copytree(REPO / "sample_sites" / sub.name, sub)
+    (sub / "determinations.toml").write_text(
+        'municipality = "deerfield"\n\n[determinations.master_plan_area]\nvalue = true\n'
+        'by = "A. Reviewer, Village Engineer"\ndate = 2025-05-02\n'
+        'reason = "Master Plan map 4 shows an environmental corridor."\n',
+        encoding="utf-8",
+    )
+    out = write_reports(review(sub), tmp_path / "out")
+    watch = PageWatch(page)
+    page.goto(out["html"].as_uri())
+    page.frame_locator("iframe.map").locator(".leaflet-control-layers").wait_for()
+    assert watch.errors == []
+    for media in ("screen", "print"):
+        page.emulate_media(media=media)
+        given = page.locator("#village-given")
+        assert given.is_visible(), media
+        text = given.inner_text()
+        assert "A. Reviewer, Village Engineer, 2025-05-02" in text, media
+        assert "environmental corridor" in text, media
+        assert "§ 31.06(4)" in text, media
+        assert "Village Master Plan" not in page.locator("#village-pending").inner_text()
+        assert _forbidden(page.locator("#village").inner_text()) == {}
+    # Back to no emulation: an emulated "screen" would print with the screen stylesheet.
+    page.emulate_media(media=None)
+    n_pages = len(PdfReader(io.BytesIO(page.pdf(format="Letter"))).pages)
+    assert n_pages <= 6, f"{n_pages} Letter pages"
+
+
 def test_caveats_and_inputs_reach_the_page(page, reviews):
     # Somers: R = 150 is a stated proxy (sample_sites/README.md), and the even spread
     # of erosivity may understate a summer schedule; both beside the soil-loss finding.
@@ -184,8 +229,8 @@ def test_needs_information_says_what_and_how(page, tmp_path):
 def _feature_points(rev, report) -> dict[str, tuple[float, float]]:
     """For each shown layer, a lon/lat point on its first feature (inside an area)."""
     out = {}
-    for key, gdf in webmap.map_frames(rev, report).items():
-        style = webmap._style_for(key)
+    for key, gdf in map_data.map_frames(rev, report).items():
+        style = map_styles.style_for(key)
         if not style.show:
             continue
         g = gdf.to_crs(rev.layers.working_crs).geometry
@@ -221,7 +266,7 @@ def test_every_layer_popup_is_reachable_by_a_click(page, reviews, name, tmp_path
     cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     texts = []
     for key, (lat, lon) in points.items():
-        label = webmap._style_for(key).label
+        label = map_styles.style_for(key).label
         page.evaluate(
             "([lat, lon]) => { const m = Object.values(window).find(v => v instanceof L.Map);"
             " m.closePopup();"
@@ -244,7 +289,7 @@ def test_every_layer_popup_is_reachable_by_a_click(page, reviews, name, tmp_path
     assert not re.search(r"-9999", every)
     assert not re.search(r"\d\.\d{5,}", every)  # "951.4435695538057"
     assert "passes" not in " ".join(
-        t.split("Also here")[0] for t in texts if t.startswith(webmap.LAYERS["site"].label)
+        t.split("Also here")[0] for t in texts if t.startswith(map_styles.LAYERS["site"].label)
     )
 
 
@@ -265,7 +310,7 @@ def test_zone_x_polygon_does_not_carry_the_100_year_finding(reviews):
     assert hundred, "the 1 % annual chance polygons carry the floodplain finding"
     # Every zone X polygon of the layer is in group "other" (FEMA: X is not an SFHA).
     fp = rev.map_layers["floodplain"]
-    grp = webmap.feature_groups("floodplain", fp, rev.layers.spec("floodplain"))
+    grp = map_data.feature_groups("floodplain", fp, rev.layers.spec("floodplain"))
     zone = fp["FLD_ZONE"].astype(str).str.upper().to_numpy()
     assert (grp[zone == "X"] == "other").all()
     assert (grp[zone != "X"] != "other").all()
@@ -273,8 +318,8 @@ def test_zone_x_polygon_does_not_carry_the_100_year_finding(reviews):
 
 def test_downstream_layer_carries_the_discharge_rule(reviews):
     rev, _, report = reviews["somers_etj_near_kenosha"]
-    found = webmap.layer_findings(
-        report, webmap.rule_facts(rev.ordinance), webmap.LAYERS["downstream"]
+    found = map_popups.layer_findings(
+        report, map_popups.rule_facts(rev.ordinance), map_styles.LAYERS["downstream"]
     )
     assert any(f["citation"] == "§ 17.10(B)(4)(h)" for f in found)
 
@@ -285,7 +330,7 @@ def test_merged_paths_join_where_paths_meet():
     # overlapping polylines.
     a = shapely.LineString([(0, 10), (5, 0), (5, -20)])
     b = shapely.LineString([(10, 10), (5, 0), (5, -20)])
-    merged = webmap.merged_paths(gpd.GeoDataFrame(geometry=[a, b], crs=3071))
+    merged = map_data.merged_paths(gpd.GeoDataFrame(geometry=[a, b], crs=3071))
     assert len(merged) == 3
     assert sorted(round(g.length, 6) for g in merged.geometry) == sorted(
         [round(np.hypot(5, 10), 6)] * 2 + [20.0]
@@ -293,10 +338,10 @@ def test_merged_paths_join_where_paths_meet():
     # Side by side a cell apart (10 m) and never meeting: one line for the band.
     c = shapely.LineString([(0, 0), (0, -100)])
     d = shapely.LineString([(10, 0), (10, -100)])
-    band = webmap.merged_paths(gpd.GeoDataFrame(geometry=[c, d], crs=3071), band_width=15)
+    band = map_data.merged_paths(gpd.GeoDataFrame(geometry=[c, d], crs=3071), band_width=15)
     assert len(band) == 1
     assert band["n_paths"].iloc[0] == 2
-    apart = webmap.merged_paths(gpd.GeoDataFrame(geometry=[c, d], crs=3071), band_width=5)
+    apart = map_data.merged_paths(gpd.GeoDataFrame(geometry=[c, d], crs=3071), band_width=5)
     assert len(apart) == 2
 
 
@@ -344,7 +389,7 @@ def _lab(hex_colours: list[str], matrix: np.ndarray) -> np.ndarray:
 
 def test_fills_are_distinct_for_colour_blind_readers():
     keys = ["extraterritorial", "disturbance", "wetlands", "floodplain", "steep_slopes"]
-    fills = [webmap.LAYERS[k].fill for k in keys]
+    fills = [map_styles.LAYERS[k].fill for k in keys]
     assert len(set(fills)) == len(fills)
     for vision, matrix in CVD.items():
         lab = _lab(fills, matrix)

@@ -23,7 +23,9 @@ from shapely.geometry import LineString
 
 from georeview.cli import sitemap as sheet_cli
 from georeview.errors import InputError, LimitError, OutputError
-from georeview.report.sheet import LAYOUTS, SITE_COLOR, choose_scale, grid_labels, make_sheet
+from georeview.report.sheet import make_sheet
+from georeview.report.sheet_layers import SITE_COLOR
+from georeview.report.sheet_layout import LAYOUTS, choose_scale, grid_labels
 from georeview.units import M_PER_FT
 from tests._build import box_ft, write_submission
 
@@ -321,7 +323,7 @@ def test_sample_sites_draw(site, tmp_path):
     ],
 )
 def test_sheet_never_coarser_than_the_own_map_when_ansi_d_fits(w_ft, h_ft, own, sheet, scale):
-    from georeview.report.sheet import pick_layout
+    from georeview.report.sheet_layout import pick_layout
 
     layout, got = pick_layout(w_ft, h_ft, "auto", own)
     assert (layout.name, got) == (sheet, scale)

@@ -17,7 +17,7 @@ import shapely
 from _web_helpers import make_review
 from pyproj import Transformer
 
-from georeview.report import webmap, write_reports
+from georeview.report import map_assets, map_data, map_popups, map_styles, webmap, write_reports
 from georeview.report.index import index_data, outcome, write_index
 
 
@@ -36,7 +36,7 @@ def test_display_geojson_rounds_reprojected_corners():
     # EPSG:3071 -> EPSG:4326 transform rounded to 6 decimals (1e-6 degree, about 0.1 m).
     x0, y0 = 570_000.0, 290_000.0
     sq = shapely.box(x0, y0, x0 + 100, y0 + 100)
-    fc = webmap.display_geojson(gpd.GeoDataFrame(geometry=[sq], crs=3071), simplify_m=0)
+    fc = map_data.display_geojson(gpd.GeoDataFrame(geometry=[sq], crs=3071), simplify_m=0)
     ring = np.array(fc["features"][0]["geometry"]["coordinates"][0])
     t = Transformer.from_crs(3071, 4326, always_xy=True)
     lon, lat = t.transform(*np.array(sq.exterior.coords).T)
@@ -54,18 +54,20 @@ def test_display_simplify_in_metres(tolerance_m, vertices):
     poly = shapely.Polygon(
         [(x0, y0), (x0 + 50, y0 - 0.3), (x0 + 100, y0), (x0 + 100, y0 + 100), (x0, y0 + 100)]
     )
-    fc = webmap.display_geojson(gpd.GeoDataFrame(geometry=[poly], crs=3071), simplify_m=tolerance_m)
+    fc = map_data.display_geojson(
+        gpd.GeoDataFrame(geometry=[poly], crs=3071), simplify_m=tolerance_m
+    )
     assert len(fc["features"][0]["geometry"]["coordinates"][0]) == vertices
 
 
 def test_display_simplify_never_empties_a_feature():
     tiny = shapely.box(570_000.0, 290_000.0, 570_000.2, 290_000.2)
-    fc = webmap.display_geojson(gpd.GeoDataFrame(geometry=[tiny], crs=3071), simplify_m=5.0)
+    fc = map_data.display_geojson(gpd.GeoDataFrame(geometry=[tiny], crs=3071), simplify_m=5.0)
     assert fc["features"][0]["geometry"]["type"] == "Polygon"
 
 
 def test_safe_json_cannot_close_a_script():
-    text = webmap.safe_json({"a": "</script><script>alert(1)</script> & <!--"})
+    text = map_assets.safe_json({"a": "</script><script>alert(1)</script> & <!--"})
     assert "<" not in text
     assert ">" not in text
     assert "&" not in text
@@ -73,7 +75,7 @@ def test_safe_json_cannot_close_a_script():
 
 
 def test_map_needs_no_network(map_html):
-    assert webmap.external_resources(map_html) == []
+    assert map_assets.external_resources(map_html) == []
     # folium's CDN defaults are gone; the vendored Leaflet and plugins are inlined.
     for cdn in ("cdn.jsdelivr.net", "code.jquery.com", "cdnjs.cloudflare.com", "bootstrapcdn"):
         assert cdn not in map_html
@@ -81,13 +83,13 @@ def test_map_needs_no_network(map_html):
     assert "L.Control.Measure" in map_html
     assert "L.control.fullscreen" in map_html
     # CSS images became data: URIs (nothing is looked up beside the file).
-    assert not re.search(r"url\((?!\"?data:|#)", webmap.vendored_css())
+    assert not re.search(r"url\((?!\"?data:|#)", map_assets.vendored_css())
 
 
 def test_external_resources_detects_cdn_links():
     page = '<script src="https://cdn.example/x.js"></script><link href="//cdn/y.css">'
-    assert len(webmap.external_resources(page)) == 2
-    assert webmap.external_resources('<a href="https://example.com">x</a>') == []
+    assert len(map_assets.external_resources(page)) == 2
+    assert map_assets.external_resources('<a href="https://example.com">x</a>') == []
 
 
 def test_every_layer_is_on_the_map(rev, map_html):
@@ -106,27 +108,29 @@ def test_every_layer_is_on_the_map(rev, map_html):
         "downstream",
     ]
     # Areas first, the site on top of them, then the lines and points over every area.
-    got = [k for k in webmap.map_frames(rev) if k not in ("discharge", "receiving")]
+    got = [k for k in map_data.map_frames(rev) if k not in ("discharge", "receiving")]
     assert got == expected
     for key in expected:
-        assert json.dumps(webmap.LAYERS[key].label)[1:-1] in map_html
+        assert json.dumps(map_styles.LAYERS[key].label)[1:-1] in map_html
 
 
 def test_popups_carry_each_layers_findings(rev):
     report = rev.to_dict()
-    by_rule = webmap.rule_facts(rev.ordinance)
+    by_rule = map_popups.rule_facts(rev.ordinance)
     # The rules that read the wetland fact (Deerfield ch. 31) are the wetland popup's.
     wet_rules = {
-        r for r, facts in by_rule.items() if any(webmap.reads_layer(f, "wetland") for f in facts)
+        r
+        for r, facts in by_rule.items()
+        if any(map_popups.reads_layer(f, "wetland") for f in facts)
     }
     assert wet_rules, "Deerfield has a rule on wetlands in the disturbance"
     cites = {f["citation"] for f in report["findings"] if f["rule_id"] in wet_rules}
-    wet = webmap.layer_findings(report, by_rule, webmap.LAYERS["wetlands"])
+    wet = map_popups.layer_findings(report, by_rule, map_styles.LAYERS["wetlands"])
     assert wet
     assert {f["citation"] for f in wet} <= cites
-    site = webmap.layer_findings(report, by_rule, webmap.LAYERS["site"])
+    site = map_popups.layer_findings(report, by_rule, map_styles.LAYERS["site"])
     assert any(f["citation"].startswith("§ 31.03") for f in site)  # the reach finding
-    ranks = [webmap._STATUS_RANK[f["status"]] for f in site]
+    ranks = [map_popups.STATUS_RANK[f["status"]] for f in site]
     assert ranks == sorted(ranks)  # failures first
 
 
@@ -136,7 +140,7 @@ def test_write_reports_embeds_the_map(rev, tmp_path):
     report_html = paths["html"].read_text()
     assert "srcdoc=" in report_html
     assert "map.html" in report_html
-    assert webmap.external_resources(report_html) == []
+    assert map_assets.external_resources(report_html) == []
 
 
 @pytest.mark.parametrize(
@@ -190,5 +194,5 @@ def test_index_html_is_offline(tmp_path):
     sq = shapely.box(570_000.0, 290_000.0, 570_100.0, 290_100.0)
     rows = gpd.GeoDataFrame({"id": ["a"], "regulated": [True]}, geometry=[sq], crs=3071)
     page = write_index(rows, tmp_path / "i.html", title="T", working_crs="EPSG:3071").read_text()
-    assert webmap.external_resources(page) == []
+    assert map_assets.external_resources(page) == []
     assert '<script type="application/json" id="georeview-data">' in page

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import tempfile
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -70,9 +71,16 @@ def write_atomic(path: Path, text: str | bytes) -> Path:
     return path
 
 
+@cache
 def template_env() -> Any:
-    """The Jinja environment of the package templates (autoescaped)."""
+    """The Jinja environment of the package templates (autoescaped), one per process.
+
+    One environment keeps each template compiled once: a batch renders report.html
+    for every submission from the same compiled template.
+    """
     from jinja2 import Environment, PackageLoader, select_autoescape
+
+    from georeview.report import reader
 
     env = Environment(
         loader=PackageLoader("georeview", "templates"),
@@ -82,6 +90,8 @@ def template_env() -> Any:
     )
     env.filters["num"] = _num
     env.filters["pct"] = lambda v: "" if v is None else f"{100 * v:.1f} %"
+    env.filters["qty"] = reader.quantity
+    env.filters["plain"] = lambda text: reader.plain(str(text or ""))[0]
     return env
 
 
@@ -120,13 +130,16 @@ def render_html(
         finding's own ``evidence`` field wins when report.json carries one).
     """
     from georeview.report import reader
+    from georeview.report.village import village_facts_read, village_view
 
     evidence: dict[str, list[str]] = {}
     missing: dict[str, list[str]] = {}
     sources: dict[str, str] = {}
+    village_read: dict[str, dict[str, Any]] = {}
     if review is not None:
         from georeview.facts.registry import registry
 
+        village_read = village_facts_read(review)
         evidence = reader.derive_evidence(review)
         missing = reader.missing_facts(review)
         reg = registry()
@@ -138,12 +151,10 @@ def render_html(
             tech[row["f"]["rule_id"]] = row["technical"] + (
                 row.get("supply", {}).get("keys", []) if row.get("supply") else []
             )
-    env = template_env()
-    env.filters["qty"] = reader.quantity
-    env.filters["plain"] = lambda text: reader.plain(str(text or ""))[0]
-    return env.get_template("report.html").render(
+    return template_env().get_template("report.html").render(
         r=report,
         v=v,
+        village=village_view(report, village_read),
         tech=tech,
         ev_words=reader.EVIDENCE_WORDS,
         fee_status={"due": "due", "actual_cost": "actual cost", "waived": "waived"},

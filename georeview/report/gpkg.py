@@ -147,7 +147,7 @@ def _polygons(geoms: Any) -> list[Any]:
 
 def review_layers(review: Any, report: dict[str, Any]) -> dict[str, gpd.GeoDataFrame]:
     """Every layer of layers.gpkg as a GeoDataFrame in the working CRS (see :data:`SCHEMA`)."""
-    from georeview.report.webmap import band_width, discharge_points, merged_paths
+    from georeview.report.map_data import band_width, discharge_points, merged_paths
 
     crs = review.layers.working_crs
     m = report.get("measures") or {}

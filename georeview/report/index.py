@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from georeview.errors import CRSError, InputError
-from georeview.report.webmap import PRECISION, asset_tags, display_geojson, safe_json
+from georeview.report.map_assets import asset_tags, safe_json
+from georeview.report.map_data import PRECISION, display_geojson
 from georeview.sanitise import safe_link
 
 log = logging.getLogger(__name__)

@@ -255,7 +255,7 @@ def evidence_of(finding: Mapping[str, Any], derived: Mapping[str, list[str]]) ->
 def derive_evidence(review: Any) -> dict[str, list[str]]:
     """Rule id → sources of the facts the rule reads (the fact registry's ``source``)."""
     from georeview.facts.registry import registry
-    from georeview.report.webmap import rule_facts
+    from georeview.report.map_popups import rule_facts
 
     reg = registry()
     out: dict[str, list[str]] = {}
@@ -267,7 +267,7 @@ def derive_evidence(review: Any) -> dict[str, list[str]]:
 
 def missing_facts(review: Any) -> dict[str, list[str]]:
     """Rule id → the facts it reads that have no value in this review."""
-    from georeview.report.webmap import rule_facts
+    from georeview.report.map_popups import rule_facts
 
     facts = review.facts or {}
     return {
