@@ -1,6 +1,6 @@
 """Report stage: one result dict → report.json and report.html.
 
-Both outputs are rendered from :meth:`georeview.pipeline.review.Review.to_dict`; the HTML
+Both outputs are rendered from :meth:`georeview.pipeline.result.Review.to_dict`; the HTML
 uses a Jinja2 template shipped in the package with autoescaping on, so text
 from a submission (names, descriptions, attribute values) is always escaped.
 Files are written to a temporary name and renamed, so a failed write never
@@ -124,7 +124,7 @@ def render_html(
     map_html : str, optional
         The complete map page; embedded in the report (``<iframe srcdoc>``) so
         that report.html alone shows the map, e.g. when it is e-mailed.
-    review : georeview.pipeline.review.Review, optional
+    review : georeview.pipeline.result.Review, optional
         The review the dict came from: with it, each finding's evidence and the
         facts a needs-information finding lacks are read from the rules (a
         finding's own ``evidence`` field wins when report.json carries one).

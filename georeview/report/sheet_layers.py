@@ -271,7 +271,7 @@ def draw_layers(
     ----------
     ax : matplotlib.axes.Axes
         The map axes, limits set to the frame.
-    r : georeview.pipeline.review.Review
+    r : georeview.pipeline.result.Review
         The review whose layers are drawn.
     frame : shapely.Geometry
         The map frame (working CRS).

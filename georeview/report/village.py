@@ -24,7 +24,7 @@ def village_facts_read(review: Any) -> dict[str, dict[str, Any]]:
 
     Parameters
     ----------
-    review : georeview.pipeline.review.Review
+    review : georeview.pipeline.result.Review
         The review (its ordinance's rules and the fact registry are read).
 
     Returns

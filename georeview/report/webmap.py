@@ -329,7 +329,7 @@ def build_map(
 
     Parameters
     ----------
-    review : georeview.pipeline.review.Review
+    review : georeview.pipeline.result.Review
         The review (geometries in the working CRS).
     report : dict, optional
         ``review.to_dict()`` (popup text comes from it); computed when omitted.
