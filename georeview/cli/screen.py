@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from georeview.cli.options import EXIT_OK, EXIT_SOME_FAILED
-from georeview.pipeline.screen import PARTITION_SIZE, parse_columns, run_screen
+from georeview.pipeline.assume import parse_columns
+from georeview.pipeline.run import PARTITION_SIZE, run_screen
 
 __all__ = ["add_arguments", "main"]
 
