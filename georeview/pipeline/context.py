@@ -123,5 +123,3 @@ def build_context(
         assumption=assumption or Assumption(),
         columns=dict(columns or WISCONSIN_COLUMNS),
     )
-
-

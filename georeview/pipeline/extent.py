@@ -65,8 +65,11 @@ def layers_extent(layers: Any) -> tuple[float, float, float, float] | None:
     widest_ft = max(float(v) for v in reach.values()) * FT_PER_MILE
 
     crs = layers.working_crs
-    boxes = [g.total_bounds for g in (layers.read("boundary"), layers.read("neighbors"))
-             if g is not None and len(g)]
+    boxes = [
+        g.total_bounds
+        for g in (layers.read("boundary"), layers.read("neighbors"))
+        if g is not None and len(g)
+    ]
     if not boxes:
         return None
     b = np.vstack(boxes)
@@ -105,4 +108,3 @@ def check_parcels_within(info: Any, extent: Any, layers: Any, path: str) -> None
             path=path,
             field="parcels",
         )
-

@@ -123,4 +123,3 @@ def parcel_facts(
         "steep_slope_area_gt_sqft": inside(steep[1]),
     }
     return facts_frame(measured, activity, n=n), disturbed
-

@@ -16,7 +16,6 @@ from georeview.errors import CRSError
 __all__ = ["NONFINITE", "prepare_geometries"]
 
 
-
 _GEOM_NAMES = np.array(
     [
         "Point",
@@ -123,4 +122,3 @@ def _repair(out: Any, status: Any, error: Any, when: str) -> tuple[Any, Any, Any
     ]
     out[idx[lost]] = None
     return out, status, error
-

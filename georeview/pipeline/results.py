@@ -1,4 +1,10 @@
-"""The screening's result columns: names, order and their text from a frame judgement."""
+"""The screening's result columns: names, order and their text from the judge's verdicts.
+
+Text columns are built as codes into a few distinct values (a parcel's citations are one
+of a handful of combinations) and become pandas ``str`` columns through one Arrow
+``take``: no Python string is made per parcel, and none is converted again on the way
+into the frame or the Parquet partition.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,32 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from georeview.rules import FrameJudgement, Ordinance
+from georeview.rules import Ordinance
+from georeview.rules.judge import STATUSES, Verdicts
 
-__all__ = ["RESULT_COLUMNS", "judgement_columns", "kinds_text", "parcel_ids"]
+__all__ = [
+    "RESULT_COLUMNS",
+    "Coded",
+    "coded",
+    "judgement_columns",
+    "kinds_text",
+    "parcel_ids",
+    "text_column",
+    "tri_codes",
+]
+
+#: A text column as ``(distinct values, code of each row)``; code -1 is null.
+Coded = tuple[Sequence[str], Any]
+
+#: The dtype pandas gives a column of Python strings (``str``, Arrow-backed, in pandas 3).
+_TEXT_DTYPE = pd.Series(["text"]).dtype
+#: Whether text columns are built in Arrow (else as objects, as pandas 2 keeps them).
+_ARROW_TEXT = isinstance(_TEXT_DTYPE, pd.StringDtype) and _TEXT_DTYPE.storage == "pyarrow"
+
+#: Codes of a yes / no / unknown column.
+_TRI = ("no", "yes", "unknown")
+#: Status code of a rule that does not apply (:data:`georeview.rules.judge.STATUSES`).
+_NOT_APPLICABLE = list(STATUSES).index("not_applicable")
 
 #: Result columns added to every input row, in this order.
 RESULT_COLUMNS = (
@@ -45,8 +74,53 @@ RESULT_COLUMNS = (
 )
 
 
+def text_column(coded: Coded, ok: Any | None = None) -> Any:
+    """A pandas text column from codes, null where ``ok`` is false or the code is -1.
 
-def joined_labels(masks: Sequence[tuple[str, Any]], n: int, sep: str) -> Any:
+    Parameters
+    ----------
+    coded : (sequence of str, numpy.ndarray)
+        Distinct values and each row's code (over the rows where ``ok`` is true).
+    ok : numpy.ndarray of bool, optional
+        Rows that have a value; the codes are spread over them.
+
+    Returns
+    -------
+    pandas ExtensionArray or numpy.ndarray
+        A ``str`` (Arrow) array where pandas infers strings (pandas 3), else objects.
+    """
+    uniques, codes = coded
+    codes = np.asarray(codes, dtype=np.int64)
+    if ok is not None and codes.size != ok.size:
+        full = np.full(ok.size, -1, dtype=np.int64)
+        full[ok] = codes
+        codes = full
+    if not (codes >= 0).any() or not _ARROW_TEXT:
+        # (all null: an object column of None, as pandas keeps such a column)
+        out = np.array([*uniques, None], dtype=object)
+        return out[np.where(codes < 0, len(uniques), codes)]
+    import pyarrow as pa
+
+    values = pa.array(list(uniques), type=pa.large_string())
+    taken = values.take(pa.array(codes, mask=codes < 0))
+    return pd.arrays.ArrowStringArray(
+        pa.chunked_array([taken], type=pa.large_string()),
+        dtype=_TEXT_DTYPE,
+    )
+
+
+def coded(values: Any) -> Coded:
+    """Codes of an array of text (None is null), one hash pass."""
+    codes, uniques = pd.factorize(np.asarray(values, dtype=object))
+    return [str(u) for u in uniques], codes
+
+
+def tri_codes(v: Any) -> Coded:
+    """A three-valued :class:`~georeview.rules.evaluate.Tri` as ``no`` / ``yes`` / ``unknown``."""
+    return _TRI, np.where(v.known, v.value.astype(np.int64), 2)
+
+
+def joined_labels(masks: Sequence[tuple[str, Any]], n: int, sep: str) -> Coded:
     """Join labels whose mask is true, per row.
 
     Rows are grouped by their combination of masks (few distinct ones), and each
@@ -63,82 +137,83 @@ def joined_labels(masks: Sequence[tuple[str, Any]], n: int, sep: str) -> Any:
             labels.append(label)
             cols.append(m)
     if not cols or n == 0:
-        return np.full(n, "", dtype=object)
+        return [""], np.zeros(n, dtype=np.int64)
     matrix = np.column_stack(cols)
     packed = np.packbits(matrix, axis=1)
+    if packed.shape[1] <= 8:
+        # up to 64 labels: each row's combination is one integer (a 1-D unique, far
+        # cheaper than numpy's row-wise unique over bytes)
+        wide = np.zeros((n, 8), dtype=np.uint8)
+        wide[:, : packed.shape[1]] = packed
+        packed = wide.view(np.uint64).reshape(-1)
     combos, first, inverse = np.unique(packed, axis=0, return_index=True, return_inverse=True)
-    text = np.array(
-        [sep.join(lab for lab, on in zip(labels, matrix[f], strict=True) if on) for f in first],
-        dtype=object,
-    )
+    text = [sep.join(lab for lab, on in zip(labels, matrix[f], strict=True) if on) for f in first]
     del combos
-    return text[inverse.reshape(-1)]
+    return text, inverse.reshape(-1)
 
-def kinds_text(kinds: Any) -> Any:
+
+def kinds_text(kinds: Any) -> Coded:
     """``kind+kind`` text of each row (computed once per distinct tuple)."""
     codes, uniques = pd.factorize(pd.Series(kinds, dtype=object))
-    text = np.array(["+".join(u) for u in uniques] + [""], dtype=object)
-    return text[codes]
+    return ["+".join(u) for u in uniques] + [""], np.where(codes < 0, len(uniques), codes)
 
 
 def parcel_ids(frame: Any, id_col: str | None, start: int) -> Any:
     """The ``parcel_id`` column: the id field as text, or the input row number without one."""
     if id_col and id_col in frame.columns:
-        return frame[id_col].astype("string").fillna("").to_numpy(dtype=object)
+        ids = frame[id_col].astype("string").fillna("")
+        if _ARROW_TEXT:
+            return ids.astype("str").array  # Arrow to Arrow: no Python string per row
+        return ids.to_numpy(dtype=object)
     return np.array([str(i) for i in range(start, start + len(frame))], dtype=object)
 
 
-def judgement_columns(
-    ordinance: Ordinance, j: FrameJudgement, facts: pd.DataFrame
-) -> dict[str, Any]:
-    """Turn a frame judgement into the output's text columns."""
-    n = len(facts)
+def judgement_columns(ordinance: Ordinance, v: Verdicts, where: Any) -> dict[str, Coded]:
+    """Turn the judge's verdicts into the output's text columns, as codes.
 
-    def tri_text(s: pd.Series) -> Any:
-        v = s.fillna(False).to_numpy(dtype=bool)
-        return np.where(s.isna().to_numpy(), "unknown", np.where(v, "yes", "no")).astype(object)
-
-    def true(rule_id: str) -> Any:
-        return (j.applies[rule_id] == True).fillna(False).to_numpy(dtype=bool)  # noqa: E712
-
+    Parameters
+    ----------
+    ordinance : Ordinance
+        The ordinance judged.
+    v : georeview.rules.judge.Verdicts
+        From :func:`georeview.rules.judge.verdicts` over the parcels' facts.
+    where : numpy.ndarray
+        Jurisdiction category of each parcel (the reach citation depends on it).
+    """
+    n = v.n
     rules = ordinance.rules
-    reg_known = ~(j.regulated == False).fillna(False).to_numpy(dtype=bool)  # noqa: E712
-    ext = facts["jurisdiction.status"].to_numpy(dtype=object) == "extraterritorial"
+    reg_known = ~v.regulated.false
+    ext = np.asarray(where, dtype=object) == "extraterritorial"
     r = ordinance.reach
-    reach_cit = np.where(ext, r.citation_extraterritorial or r.citation_village, r.citation_village)
-    applicable = [
-        (
-            f"{ordinance.municipality}.reach",
-            r.citation_village,
-            true(f"{ordinance.municipality}.reach"),
-        )
-    ]
+    reach_id = f"{ordinance.municipality}.reach"
+    applicable = [(reach_id, r.citation_village, v.applies[reach_id].true)]
     for rule in rules:
-        st = j.status[rule.id].to_numpy(dtype=object)
+        moot = v.codes[rule.id] == _NOT_APPLICABLE
         if rule.kind in ("exemption", "trigger", "classify"):
-            hit = true(rule.id) & (st != "not_applicable")
+            hit = v.applies[rule.id].true & ~moot
         else:
-            hit = (st != "not_applicable") & reg_known
+            hit = ~moot & reg_known
         applicable.append((rule.id, rule.citation, hit))
-    extraordinary = j.flags.get("extraordinary")
+    extraordinary = v.flags.get("extraordinary")
+
+    def by_kind(kind: str, also: Any = True) -> Coded:
+        masks = [(x.citation, v.applies[x.id].true & also) for x in rules if x.kind == kind]
+        return joined_labels(masks, n, "; ")
+
     return {
-        "regulated": tri_text(j.regulated),
-        "category": j.category.to_numpy(dtype=object),
-        "larger_site": tri_text(j.larger_site),
+        "regulated": tri_codes(v.regulated),
+        "category": coded(v.category),
+        "larger_site": tri_codes(v.larger_site),
         "extraordinary": (
-            tri_text(extraordinary) if extraordinary is not None else np.full(n, None, dtype=object)
+            tri_codes(extraordinary) if extraordinary is not None else ([], np.full(n, -1))
         ),
-        "reach_citation": reach_cit.astype(object),
-        "exempt_by": joined_labels(
-            [(x.citation, true(x.id)) for x in rules if x.kind == "exemption"], n, "; "
+        "reach_citation": (
+            [r.citation_village, r.citation_extraterritorial or r.citation_village],
+            ext.astype(np.int64),
         ),
-        "triggered_by": joined_labels(
-            [(x.citation, true(x.id)) for x in rules if x.kind == "trigger"], n, "; "
-        ),
-        "classified_by": joined_labels(
-            [(x.citation, true(x.id) & reg_known) for x in rules if x.kind == "classify"], n, "; "
-        ),
+        "exempt_by": by_kind("exemption"),
+        "triggered_by": by_kind("trigger"),
+        "classified_by": by_kind("classify", reg_known),
         "rules": joined_labels([(rid, m) for rid, _, m in applicable], n, " "),
         "citations": joined_labels([(c, m) for _, c, m in applicable], n, "; "),
     }
-

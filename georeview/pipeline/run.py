@@ -12,21 +12,29 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from georeview.errors import DataSourceError, OutputError
+from georeview.load import load_layers
 from georeview.pipeline.assume import WISCONSIN_COLUMNS, check_columns, parse_assume
-from georeview.pipeline.context import build_context
+from georeview.pipeline.context import ScreenContext, build_context
 from georeview.pipeline.extent import check_parcels_within, layers_extent
 from georeview.pipeline.outputs import OUTPUT_SUFFIXES, assemble
 from georeview.pipeline.partitions import Source, WorkFolder, partitions, run_key
 from georeview.pipeline.screen import screen_slice
 from georeview.pipeline.screen_index import write_screen_index
 
-__all__ = ["PARTITION_SIZE", "ScreenSummary", "run_screen"]
+__all__ = [
+    "PARTITION_SIZE",
+    "Progress",
+    "ScreenSummary",
+    "check_output",
+    "run_screen",
+    "screen_partitions",
+]
 
 log = logging.getLogger(__name__)
 
@@ -126,16 +134,9 @@ def run_screen(
     -------
     ScreenSummary
     """
-    from georeview.load import load_layers
-
     t0 = time.perf_counter()
     out = Path(out)
-    if out.suffix.lower() not in OUTPUT_SUFFIXES:
-        raise OutputError(
-            f"unsupported output {out.suffix!r}; use {', '.join(OUTPUT_SUFFIXES)}", path=out
-        )
-    if out.exists() and not overwrite:
-        raise OutputError("exists; pass --overwrite to replace it", path=out)
+    check_output(out, overwrite)
     if not Path(parcels).exists():
         raise DataSourceError("file not found", path=parcels, field="parcels")
     assumption = parse_assume(assume)
@@ -159,28 +160,12 @@ def run_screen(
     resumed = len(parts) - len(todo)
     if resumed:
         log.info("resuming: %d of %d partitions already done", resumed, len(parts))
-    finished = resumed
-    if on_partition and resumed:
-        on_partition(finished, len(parts))
     if todo:
         ctx = replace(build_context(layers, assumption, cols), extent=extent)
-
-        def save(i: int, frame: Any) -> None:
-            nonlocal finished
-            work.write(i, frame)
-            finished += 1
-            if on_partition:
-                on_partition(finished, len(parts))
-
-        if workers > 1 or scheduler:
-            from georeview.pipeline._dask import run_partitions
-
-            run_partitions(
-                screen_slice, source, todo, ctx, save, workers=workers, scheduler=scheduler
-            )
-        else:
-            for i, start, count in todo:
-                save(i, screen_slice(source, start, count, ctx))
+        progress = Progress(work, len(parts), resumed, on_partition)
+        screen_partitions(source, todo, ctx, progress.save, workers=workers, scheduler=scheduler)
+    elif on_partition and resumed:
+        on_partition(resumed, len(parts))
     stats = assemble(work, out, len(parts), csv_bom=csv_bom)
     if index is not None:
         write_screen_index(work, len(parts), Path(index), layers, title=f"Screening: {out.name}")
@@ -194,3 +179,55 @@ def run_screen(
         errors=tuple(stats["errors"]),
         seconds=time.perf_counter() - t0,
     )
+
+
+def check_output(out: Path, overwrite: bool) -> None:
+    """Refuse an output format georeview does not write, or an existing output."""
+    if out.suffix.lower() not in OUTPUT_SUFFIXES:
+        raise OutputError(
+            f"unsupported output {out.suffix!r}; use {', '.join(OUTPUT_SUFFIXES)}", path=out
+        )
+    if out.exists() and not overwrite:
+        raise OutputError("exists; pass --overwrite to replace it", path=out)
+
+
+class Progress:
+    """Saves each finished partition and reports how many of them are done."""
+
+    def __init__(
+        self,
+        work: WorkFolder,
+        total: int,
+        resumed: int,
+        on_partition: Callable[[int, int], None] | None,
+    ) -> None:
+        self.work, self.total, self.finished = work, total, resumed
+        self.on_partition = on_partition
+        if on_partition and resumed:
+            on_partition(resumed, total)
+
+    def save(self, i: int, frame: Any) -> None:
+        """Write partition ``i`` (atomically) and report."""
+        self.work.write(i, frame)
+        self.finished += 1
+        if self.on_partition:
+            self.on_partition(self.finished, self.total)
+
+
+def screen_partitions(
+    source: Source,
+    todo: Sequence[tuple[int, int, int]],
+    ctx: ScreenContext,
+    save: Callable[[int, Any], None],
+    *,
+    workers: int = 1,
+    scheduler: str | None = None,
+) -> None:
+    """Screen partitions ``todo`` here, or on Dask with several workers or a scheduler."""
+    if workers > 1 or scheduler:
+        from georeview.pipeline._dask import run_partitions
+
+        run_partitions(screen_slice, source, todo, ctx, save, workers=workers, scheduler=scheduler)
+        return
+    for i, start, count in todo:
+        save(i, screen_slice(source, start, count, ctx))

@@ -29,8 +29,16 @@ from georeview.pipeline.extent import mark_outside_extent
 from georeview.pipeline.parcel_facts import parcel_facts, parcel_kinds
 from georeview.pipeline.parcel_geometry import NONFINITE, prepare_geometries
 from georeview.pipeline.partitions import Source
-from georeview.pipeline.results import RESULT_COLUMNS, judgement_columns, kinds_text, parcel_ids
-from georeview.rules import judge_frame
+from georeview.pipeline.results import (
+    RESULT_COLUMNS,
+    Coded,
+    coded,
+    judgement_columns,
+    kinds_text,
+    parcel_ids,
+    text_column,
+)
+from georeview.rules.judge import verdicts
 
 __all__ = ["screen_frame", "screen_isolated", "screen_slice"]
 
@@ -67,8 +75,9 @@ def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
         return out
 
     total = shapely.area(g)
-    where, shares, straddles, municipality = locate_parcels(g, total, ctx)
-    resources = resource_areas(g, ctx)
+    tree = shapely.STRtree(g)  # one tree of the parcels for every layer's pieces
+    where, shares, straddles, municipality = locate_parcels(g, total, ctx, tree)
+    resources = resource_areas(g, ctx, tree)
     steep = steep_areas(
         g,
         dem_path=ctx.dem_path,
@@ -82,18 +91,20 @@ def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
         ctx.assumption, total * unit2, shares, where, resources, steep, kinds
     )
     ordinance = ctx.ordinance
-    cols = judgement_columns(ordinance, judge_frame(ordinance, facts), facts)
+    # the judge's verdicts as arrays (judge_frame's own input), read without a frame of
+    # status text per rule
+    cols = judgement_columns(ordinance, verdicts(ordinance, facts), where)
     result: dict[str, Any] = {
         "row": np.arange(start, start + n, dtype=np.int64),
         "parcel_id": parcel_ids(frame, ctx.columns.get("id"), start),
         "status": status,
         "error": error,
-        "jurisdiction": spread(where, None, object),
+        "jurisdiction": text_column(coded(where), ok),
         "share_village": spread(shares["village"]),
         "share_extraterritorial": spread(shares["extraterritorial"]),
         "share_outside": spread(shares["outside"]),
-        "straddles": spread(np.where(straddles, "yes", "no"), None, object),
-        "municipality": spread(municipality, None, object),
+        "straddles": text_column((("no", "yes"), straddles.astype(np.int64)), ok),
+        "municipality": text_column(municipality, ok),
         "area_sqft": spread(total * unit2),
         "disturbed_sqft": spread(disturbed),
         "floodplain_sqft": spread(resources["floodplain"]),
@@ -101,46 +112,53 @@ def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
         "wetland_sqft": spread(resources["wetland"]),
         "steep_slope_sqft": spread(steep[0]),
         "steep_slope_gt_sqft": spread(steep[1]),
-        "kinds": spread(kinds_text(kinds), None, object),
-        **{c: spread(v, None, object) for c, v in cols.items()},
+        "kinds": text_column(kinds_text(kinds), ok),
+        **{c: text_column(v, ok) for c, v in cols.items()},
     }
     return with_results(frame, result, error == NONFINITE)
 
 
-def locate_parcels(g: Any, total: Any, ctx: ScreenContext) -> tuple[Any, Any, Any, Any]:
+def locate_parcels(
+    g: Any, total: Any, ctx: ScreenContext, tree: Any = None
+) -> tuple[Any, Any, Any, Coded]:
     """Jurisdiction of each (valid) parcel: category, area shares, straddling, municipality.
 
     Returns
     -------
     (where, shares, straddles, municipality)
         Category of each parcel, its area share of each category (a dict of arrays),
-        whether it straddles a line, and the municipality holding most of it.
+        whether it straddles a line, and the municipality holding most of it (as codes
+        into the context's municipality names; "" where none holds any).
     """
-    village = overlap_areas(g, ctx.village)
-    etj = overlap_areas(g, ctx.extraterritorial)
+    village = overlap_areas(g, ctx.village, tree)
+    etj = overlap_areas(g, ctx.extraterritorial, tree)
+    names = [*ctx.muni_names, ""]
     if not g.size:
         empty = np.empty(0, dtype=object)
-        return empty, {c: np.empty(0) for c in CATEGORIES}, np.empty(0, bool), empty
+        nothing = np.empty(0, dtype=np.int64)
+        return empty, {c: np.empty(0) for c in CATEGORIES}, np.empty(0, bool), (names, nothing)
     where, shares, straddles = classify_shares(village, etj, total)
     if ctx.undetermined is not None:
         # no neighbours layer: extraterritorial or outside cannot be told apart there
-        unknown = overlap_areas(g, ctx.undetermined) / total >= SLIVER_SHARE
+        unknown = overlap_areas(g, ctx.undetermined, tree) / total >= SLIVER_SHARE
         where = np.where(unknown & (where != "village"), "undetermined", where).astype(object)
         shares = {
             c: (v if c == "village" else np.where(unknown, np.nan, v)) for c, v in shares.items()
         }
-    lab, _ = largest_label(g, ctx.muni_pieces, ctx.muni_labels, len(ctx.muni_names))
-    names = np.array([*ctx.muni_names, ""], dtype=object)
-    return where, shares, straddles, names[lab]
+    lab, _ = largest_label(g, ctx.muni_pieces, ctx.muni_labels, len(ctx.muni_names), tree)
+    return where, shares, straddles, (names, np.where(lab < 0, len(names) - 1, lab))
 
 
-def resource_areas(g: Any, ctx: ScreenContext) -> dict[str, Any]:
-    """Square feet of floodplain, floodway and wetland in each (valid) parcel."""
+def resource_areas(g: Any, ctx: ScreenContext, tree: Any = None) -> dict[str, Any]:
+    """Square feet of floodplain, floodway and wetland in each (valid) parcel.
+
+    ``tree``: an :class:`shapely.STRtree` of ``g`` shared between the layers.
+    """
     unit2 = ctx.sqft_per_unit2
     return {
-        "floodplain": overlap_areas(g, ctx.floodplain) * unit2,
-        "floodway": overlap_areas(g, ctx.floodway) * unit2,
-        "wetland": overlap_areas(g, ctx.wetlands) * unit2,
+        "floodplain": overlap_areas(g, ctx.floodplain, tree) * unit2,
+        "floodway": overlap_areas(g, ctx.floodway, tree) * unit2,
+        "wetland": overlap_areas(g, ctx.wetlands, tree) * unit2,
     }
 
 
@@ -207,4 +225,3 @@ def error_rows(frame: Any, ctx: ScreenContext, start: int, reason: str) -> Any:
     out = screen_frame(blank, ctx, start=start)
     out["error"] = " ".join(f"could not be screened ({reason})".split())[:300]
     return out
-
