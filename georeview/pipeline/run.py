@@ -23,12 +23,11 @@ from georeview.pipeline.assume import WISCONSIN_COLUMNS, check_columns, parse_as
 from georeview.pipeline.context import ScreenContext, build_context
 from georeview.pipeline.extent import check_parcels_within, layers_extent
 from georeview.pipeline.outputs import OUTPUT_SUFFIXES, assemble
-from georeview.pipeline.partitions import Source, WorkFolder, partitions, run_key
+from georeview.pipeline.partitions import PARTITION_SIZE, Source, WorkFolder, partitions, run_key
 from georeview.pipeline.screen import screen_slice
 from georeview.pipeline.screen_index import write_screen_index
 
 __all__ = [
-    "PARTITION_SIZE",
     "Progress",
     "ScreenSummary",
     "check_output",
@@ -37,10 +36,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-#: Rows per partition (memory stays near one partition of input plus the layers).
-PARTITION_SIZE = 50_000
-
 
 @dataclass(frozen=True)
 class ScreenSummary:
