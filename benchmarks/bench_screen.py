@@ -27,19 +27,25 @@ import numpy as np
 import pandas as pd
 import shapely
 
-N_SIDE = 317  # 317**2 = 100,489 parcels
+#: Parcels per side of the grid by default: 317**2 = 100,489 parcels (``--parcels`` changes it).
+N_SIDE = 317
 CELL = 30.0
 X0, Y0 = 500_000.0, 300_000.0
 CRS = "EPSG:3071"
 
 
-def make_data(rng: np.random.Generator) -> dict[str, gpd.GeoDataFrame]:
-    """Parcels, municipalities, wetlands and flood zones in EPSG:3071 (metres)."""
-    ext = N_SIDE * CELL
-    xs, ys = np.meshgrid(np.arange(N_SIDE + 1) * CELL, np.arange(N_SIDE + 1) * CELL)
+def make_data(rng: np.random.Generator, side: int = N_SIDE) -> dict[str, gpd.GeoDataFrame]:
+    """Parcels, municipalities, wetlands and flood zones in EPSG:3071 (metres).
+
+    ``side`` parcels per side; wetlands and flood bands keep the density of the
+    317-side grid (300 wetlands, 31 bands there), so a larger grid is a larger county.
+    """
+    ext = side * CELL
+    grow = side / N_SIDE
+    xs, ys = np.meshgrid(np.arange(side + 1) * CELL, np.arange(side + 1) * CELL)
     jx = xs + rng.uniform(-6, 6, xs.shape)
     jy = ys + rng.uniform(-6, 6, ys.shape)
-    i, j = np.meshgrid(np.arange(N_SIDE), np.arange(N_SIDE))
+    i, j = np.meshgrid(np.arange(side), np.arange(side))
     i, j = i.ravel(), j.ravel()
     ring = np.stack(
         [
@@ -58,13 +64,18 @@ def make_data(rng: np.random.Generator) -> dict[str, gpd.GeoDataFrame]:
         shapely.voronoi_polygons(shapely.multipoints(pts), extend_to=frame, ordered=True)
     )
     munis = shapely.intersection(cells, frame)
-    gx, gy = np.meshgrid(np.linspace(300, ext - 300, 20), np.linspace(300, ext - 300, 15))
+    nx, ny = max(1, round(20 * grow)), max(1, round(15 * grow))
+    n_wet = nx * ny
+    gx, gy = np.meshgrid(np.linspace(300, ext - 300, nx), np.linspace(300, ext - 300, ny))
     centres = (
-        np.stack([gx.ravel(), gy.ravel()], -1) + rng.uniform(-60, 60, (300, 2)) + np.array([X0, Y0])
+        np.stack([gx.ravel(), gy.ravel()], -1)
+        + rng.uniform(-60, 60, (n_wet, 2))
+        + np.array([X0, Y0])
     )
-    wet = shapely.buffer(shapely.points(centres), rng.uniform(40, 150, 300), quad_segs=16)
-    band_y = np.linspace(0, ext, 32)[:-1] + Y0
-    flood = shapely.box(X0 - 100, band_y, X0 + ext + 100, band_y + rng.uniform(20, 120, 31))
+    wet = shapely.buffer(shapely.points(centres), rng.uniform(40, 150, n_wet), quad_segs=16)
+    n_band = max(1, round(31 * grow))
+    band_y = np.linspace(0, ext, n_band + 1)[:-1] + Y0
+    flood = shapely.box(X0 - 100, band_y, X0 + ext + 100, band_y + rng.uniform(20, 120, n_band))
     return {
         "parcels": gpd.GeoDataFrame(
             {"PARCELID": [f"P{k:06d}" for k in range(parcels.size)]}, geometry=parcels, crs=CRS
@@ -74,9 +85,9 @@ def make_data(rng: np.random.Generator) -> dict[str, gpd.GeoDataFrame]:
             geometry=munis,
             crs=CRS,
         ),
-        "wetlands": gpd.GeoDataFrame({"n": range(300)}, geometry=wet, crs=CRS),
+        "wetlands": gpd.GeoDataFrame({"n": range(n_wet)}, geometry=wet, crs=CRS),
         "flood": gpd.GeoDataFrame(
-            {"FLD_ZONE": ["AE"] * 31, "SFHA_TF": ["T"] * 31, "ZONE_SUBTY": [""] * 31},
+            {"FLD_ZONE": ["AE"] * n_band, "SFHA_TF": ["T"] * n_band, "ZONE_SUBTY": [""] * n_band},
             geometry=flood,
             crs=CRS,
         ),
@@ -154,14 +165,103 @@ def run_duckdb(data: dict[str, gpd.GeoDataFrame]) -> tuple[pd.DataFrame, float, 
     return res, load_s, time.perf_counter() - t
 
 
+#: The same three joins from the same files to a GeoParquet file, in one DuckDB process.
+FILE_SQL = """
+CREATE TABLE parcels AS SELECT row_number() OVER () AS id, PARCELID, geom
+  FROM ST_Read('{d}/parcels.gpkg');
+CREATE TABLE munis AS
+  SELECT MCD_NAME AS name, geom FROM ST_Read('{d}/boundary.gpkg')
+  UNION ALL SELECT MCD_NAME AS name, geom FROM ST_Read('{d}/neighbors.gpkg');
+CREATE TABLE wetlands AS SELECT geom FROM ST_Read('{d}/wetlands.gpkg');
+CREATE TABLE flood AS SELECT geom FROM ST_Read('{d}/floodplain.gpkg');
+COPY (
+WITH m AS (
+  SELECT p.id, m.name, ST_Area(ST_Intersection(p.geom, m.geom)) AS a
+  FROM parcels p JOIN munis m ON ST_Intersects(p.geom, m.geom)),
+best AS (SELECT id, arg_max(name, a) AS muni FROM m GROUP BY id),
+w AS (SELECT p.id, SUM(ST_Area(ST_Intersection(p.geom, w.geom))) AS a
+      FROM parcels p JOIN wetlands w ON ST_Intersects(p.geom, w.geom) GROUP BY p.id),
+f AS (SELECT p.id, SUM(ST_Area(ST_Intersection(p.geom, f.geom))) AS a
+      FROM parcels p JOIN flood f ON ST_Intersects(p.geom, f.geom) GROUP BY p.id)
+SELECT p.PARCELID, best.muni, coalesce(w.a, 0) AS wet, coalesce(f.a, 0) AS flood, p.geom
+FROM parcels p LEFT JOIN best USING (id) LEFT JOIN w USING (id) LEFT JOIN f USING (id)
+ORDER BY p.id
+) TO '{out}' (FORMAT parquet);
+"""
+
+
+def duckdb_file_to_file(folder: str, out: str) -> None:
+    """The DuckDB side of the whole-process comparison (run in its own process)."""
+    con = duckdb_connect()
+    con.execute(FILE_SQL.format(d=folder, out=out))
+
+
+def timed_process(argv: list[str]) -> tuple[float, float]:
+    """Run ``argv``; return (wall seconds, peak RSS in MB) of that one child process."""
+    import os
+    import subprocess
+
+    t = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv[:4]}... exited {proc.returncode}")
+    return seconds, usage.ru_maxrss / 1024  # Linux: kilobytes
+
+
+def whole_process(d: Path, runs: int) -> None:
+    """``georeview screen`` file to file (the CLI, start-up included) against DuckDB.
+
+    Runs alternate (georeview, DuckDB, georeview, ...) so that the load of a shared
+    machine falls on both alike; min and median of ``runs`` each.
+    """
+    import statistics
+    import sys
+
+    geo = [sys.executable, "-m", "georeview", "screen", str(d / "parcels.gpkg")]
+    geo += ["--layers", str(d), "--out", str(d / "cli.parquet"), "--overwrite", "-q"]
+    duck = [sys.executable, __file__, "--duckdb-process", str(d), str(d / "duck.parquet")]
+    times: dict[str, list[tuple[float, float]]] = {"georeview": [], "duckdb": []}
+    for _ in range(runs):
+        times["georeview"].append(timed_process(geo))
+        times["duckdb"].append(timed_process(duck))
+    med = {}
+    for name, rows in times.items():
+        secs = [r[0] for r in rows]
+        rss = [r[1] for r in rows]
+        med[name] = statistics.median(secs)
+        print(
+            f"whole process, {name}: min {min(secs):.2f} s, median {med[name]:.2f} s, "
+            f"peak RSS median {statistics.median(rss):.0f} MB ({runs} runs: "
+            + ", ".join(f"{x:.2f}" for x in secs)
+            + ")"
+        )
+    ratio = med["georeview"] / med["duckdb"]
+    print(f"whole-process ratio georeview / duckdb (medians): {ratio:.2f}")
+
+
 def main() -> None:
-    from georeview.load import load_layers
-    from georeview.measure.overlay import largest_label, overlap_areas
-    from georeview.pipeline.screen import build_context, run_screen, screen_frame
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument(
+        "--parcels", type=int, default=N_SIDE**2, help="about this many parcels (a square grid)"
+    )
+    ap.add_argument("--runs", type=int, default=5, help="whole-process runs of each tool")
+    ap.add_argument("--no-in-process", action="store_true", help="only the whole-process runs")
+    ap.add_argument("--dask", action="store_true", help="also time the Dask path")
+    ap.add_argument("--duckdb-process", nargs=2, metavar=("FOLDER", "OUT"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.duckdb_process:
+        duckdb_file_to_file(*args.duckdb_process)
+        return
+    side = max(1, round(float(np.sqrt(args.parcels))))
 
     rng = np.random.default_rng(2024)
     t = time.perf_counter()
-    data = make_data(rng)
+    data = make_data(rng, side)
     print(
         f"data: {len(data['parcels']):,} parcels, {len(data['munis'])} municipalities, "
         f"{len(data['wetlands'])} wetlands, {len(data['flood'])} flood zones "
@@ -171,65 +271,83 @@ def main() -> None:
         d = write_layers(data, Path(tmp))
         parcels_file = d / "parcels.gpkg"
         data["parcels"].to_file(parcels_file)
+        whole_process(d, args.runs)
+        if not args.no_in_process:
+            in_process(data, d, parcels_file)
+        if args.dask:
+            dask_path(d, parcels_file)
 
-        duck, load_s, duck_s = run_duckdb(data)
-        print(f"duckdb spatial: load {load_s:.2f} s, query {duck_s:.2f} s")
 
-        layers = load_layers(d)
-        t = time.perf_counter()
-        ctx = build_context(layers)
-        ctx_s = time.perf_counter() - t
-        g = data["parcels"].geometry.values.to_numpy()
-        t = time.perf_counter()
-        lab, _ = largest_label(g, ctx.muni_pieces, ctx.muni_labels, len(ctx.muni_names))
-        wet = overlap_areas(g, ctx.wetlands)
-        flood = overlap_areas(g, ctx.floodplain)
-        core_s = time.perf_counter() - t
-        print(f"georeview context (dissolve, subdivide, ETJ): {ctx_s:.2f} s (once per run)")
-        print(
-            f"georeview core (same three joins): {core_s:.2f} s; "
-            f"ratio to duckdb query {core_s / duck_s:.2f}x"
-        )
-        names = np.array([*ctx.muni_names, ""], dtype=object)[lab]
-        same = np.mean(names == duck["muni"].to_numpy())
-        print(
-            f"  agreement with duckdb: municipality {same:.4%}, "
-            f"max |wetland diff| {np.abs(wet - duck['wet'].to_numpy()).max():.2e} m2, "
-            f"max |flood diff| {np.abs(flood - duck['flood'].to_numpy()).max():.2e} m2"
-        )
+def in_process(data: dict[str, gpd.GeoDataFrame], d: Path, parcels_file: Path) -> None:
+    """The joins, :func:`screen_frame` and :func:`run_screen` timed inside this process."""
+    from georeview.load import load_layers
+    from georeview.measure.overlay import largest_label, overlap_areas
+    from georeview.pipeline.context import build_context
+    from georeview.pipeline.run import run_screen
+    from georeview.pipeline.screen import screen_frame
 
-        t = time.perf_counter()
-        full = screen_frame(data["parcels"], ctx)
-        full_s = time.perf_counter() - t
-        print(
-            f"georeview screen_frame (checks, jurisdiction, areas, rules): {full_s:.2f} s; "
-            f"ratio to duckdb query {full_s / duck_s:.2f}x; regulated "
-            f"{(full['regulated'] == 'yes').sum():,}"
-        )
+    duck, load_s, duck_s = run_duckdb(data)
+    print(f"duckdb spatial in process: load {load_s:.2f} s, query {duck_s:.2f} s")
 
-        t = time.perf_counter()
-        run_screen(parcels_file, d, d / "out.parquet", partition_size=25_000)
-        print(
-            f"georeview run_screen file -> parquet (4 partitions): {time.perf_counter() - t:.2f} s"
-        )
+    layers = load_layers(d)
+    t = time.perf_counter()
+    ctx = build_context(layers)
+    ctx_s = time.perf_counter() - t
+    g = data["parcels"].geometry.values.to_numpy()
+    t = time.perf_counter()
+    lab, _ = largest_label(g, ctx.muni_pieces, ctx.muni_labels, len(ctx.muni_names))
+    wet = overlap_areas(g, ctx.wetlands)
+    flood = overlap_areas(g, ctx.floodplain)
+    core_s = time.perf_counter() - t
+    print(f"georeview context (dissolve, subdivide, ETJ): {ctx_s:.2f} s (once per run)")
+    print(
+        f"georeview core (same three joins): {core_s:.2f} s; "
+        f"ratio to duckdb query {core_s / duck_s:.2f}x"
+    )
+    names = np.array([*ctx.muni_names, ""], dtype=object)[lab]
+    same = np.mean(names == duck["muni"].to_numpy())
+    print(
+        f"  agreement with duckdb: municipality {same:.4%}, "
+        f"max |wetland diff| {np.abs(wet - duck['wet'].to_numpy()).max():.2e} m2, "
+        f"max |flood diff| {np.abs(flood - duck['flood'].to_numpy()).max():.2e} m2"
+    )
 
-        from distributed import Client, LocalCluster
+    t = time.perf_counter()
+    full = screen_frame(data["parcels"], ctx)
+    full_s = time.perf_counter() - t
+    print(
+        f"georeview screen_frame (checks, jurisdiction, areas, rules): {full_s:.2f} s; "
+        f"ratio to duckdb query {full_s / duck_s:.2f}x; regulated "
+        f"{(full['regulated'] == 'yes').sum():,}"
+    )
 
-        t = time.perf_counter()
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None)
-        Client(cluster).close()
-        start_s = time.perf_counter() - t
-        t = time.perf_counter()
-        run_screen(
-            parcels_file,
-            d,
-            d / "out_dask.parquet",
-            partition_size=25_000,
-            scheduler=cluster.scheduler_address,
-        )
-        dask_s = time.perf_counter() - t
-        cluster.close()
-        print(f"georeview on dask, 2 local workers: {dask_s:.2f} s plus {start_s:.2f} s start-up")
+    t = time.perf_counter()
+    run_screen(parcels_file, d, d / "out.parquet", partition_size=25_000, overwrite=True)
+    run_s = time.perf_counter() - t
+    print(f"georeview run_screen file -> parquet (25,000-row partitions): {run_s:.2f} s")
+
+
+def dask_path(d: Path, parcels_file: Path) -> None:
+    """:func:`run_screen` on 2 local Dask worker processes (start-up shown apart)."""
+    from distributed import Client, LocalCluster
+
+    from georeview.pipeline.run import run_screen
+
+    t = time.perf_counter()
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None)
+    Client(cluster).close()
+    start_s = time.perf_counter() - t
+    t = time.perf_counter()
+    run_screen(
+        parcels_file,
+        d,
+        d / "out_dask.parquet",
+        partition_size=25_000,
+        scheduler=cluster.scheduler_address,
+    )
+    dask_s = time.perf_counter() - t
+    cluster.close()
+    print(f"georeview on dask, 2 local workers: {dask_s:.2f} s plus {start_s:.2f} s start-up")
 
 
 if __name__ == "__main__":

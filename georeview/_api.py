@@ -75,7 +75,9 @@ def screen(
     geopandas.GeoDataFrame
         The parcels in their order with the screening columns added.
     """
-    from georeview.pipeline.screen import build_context, parse_assume, screen_frame
+    from georeview.pipeline.assume import parse_assume
+    from georeview.pipeline.context import build_context
+    from georeview.pipeline.screen import screen_frame
 
     loaded = layers if not isinstance(layers, (str, Path)) else load_layers(layers)
     ctx = build_context(loaded, parse_assume(assume), columns)

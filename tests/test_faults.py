@@ -31,11 +31,11 @@ import pandas as pd
 import pytest
 import shapely
 
-import georeview.pipeline.screen as screen_mod
+import georeview.pipeline.run as screen_mod
 from georeview.cli import main
 from georeview.pipeline.batch import review_many
 from georeview.pipeline.partitions import Source
-from georeview.pipeline.screen import run_screen
+from georeview.pipeline.run import run_screen
 
 X0, Y0 = 500_000.0, 300_000.0  # EPSG:3071
 PARTITION = 25

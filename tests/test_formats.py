@@ -25,8 +25,9 @@ from _build import cambridge_layers as write_cambridge_layers
 from georeview.errors import ConfigError, CRSError, DataSourceError, LimitError
 from georeview.load import read_layer
 from georeview.load.vector import read_vector, vector_info
+from georeview.pipeline.assume import parse_columns
 from georeview.pipeline.outputs import shapefile_names
-from georeview.pipeline.screen import parse_columns, run_screen
+from georeview.pipeline.run import run_screen
 
 #: Parcels with a positive-area overlap of the Cambridge 1 % floodplain (test_screen.py,
 #: checked there against shapely.intersects on the dissolved SFHA).

@@ -62,6 +62,6 @@ def test_screen_index_has_a_row_per_parcel(tmp_path):
 
 @pytest.mark.parametrize("n", [0])
 def test_index_row_cap_is_documented(n):
-    from georeview.pipeline import screen
+    from georeview.pipeline import screen_index as screen
 
     assert screen.INDEX_MAX_ROWS >= 13_116  # Cambridge must fit (issue 7)

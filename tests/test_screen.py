@@ -20,14 +20,11 @@ from georeview.errors import ConfigError, OutputError
 from georeview.load import load_layers
 from georeview.measure.jurisdiction import locate
 from georeview.measure.overlay import overlap_areas, subdivide
+from georeview.pipeline.assume import parse_assume, parse_columns
+from georeview.pipeline.context import build_context
 from georeview.pipeline.jurisdictions import jurisdictions_for
-from georeview.pipeline.screen import (
-    build_context,
-    parse_assume,
-    parse_columns,
-    run_screen,
-    screen_frame,
-)
+from georeview.pipeline.run import run_screen
+from georeview.pipeline.screen import screen_frame
 from georeview.rules import judge, judge_frame, load_ordinance
 from georeview.sanitise import csv_cell
 
@@ -504,7 +501,7 @@ def test_cambridge_resume_after_interruption(
     assert not out.exists()  # no partial output under the final name
     parts = sorted((tmp_path / "resumed.csv.parts").glob("part-*.parquet"))
     assert len(parts) == 2
-    import georeview.pipeline.screen as screen_mod
+    import georeview.pipeline.run as screen_mod
 
     screened: list[int] = []
     real = screen_mod.screen_slice

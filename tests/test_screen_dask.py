@@ -8,7 +8,8 @@ import pytest
 from _build import CAMBRIDGE_PARCELS
 from _build import cambridge_layers as write_cambridge_layers
 
-from georeview.pipeline.screen import parse_columns, run_screen
+from georeview.pipeline.assume import parse_columns
+from georeview.pipeline.run import run_screen
 
 PARCELS = CAMBRIDGE_PARCELS
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from georeview.cli.options import EXIT_OK, EXIT_SOME_FAILED
-from georeview.pipeline.screen import PARTITION_SIZE, parse_columns, run_screen
+from georeview.pipeline.partitions import PARTITION_SIZE
 
 __all__ = ["add_arguments", "main"]
 
@@ -52,6 +52,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run ``georeview screen``; print progress (on a terminal) and the summary."""
+    # imported here: the parser (and ``--help``) needs none of pandas, shapely or the rules
+    from georeview.pipeline.assume import parse_columns
+    from georeview.pipeline.run import run_screen
+
     quiet = bool(getattr(args, "quiet", False))
     show = not quiet and sys.stderr.isatty()
     columns = parse_columns(args.columns, args.id_field)

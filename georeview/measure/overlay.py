@@ -99,57 +99,70 @@ def dissolve_pieces(geoms: Any, max_vertices: int = MAX_PIECE_VERTICES) -> Any:
 def pair_areas(parcels: Any, pieces: Any, tree: Any = None) -> tuple[Any, Any, Any]:
     """Intersection areas of every intersecting (parcel, piece) pair.
 
+    The tree is over the parcels and the pieces are its queries: GEOS prepares each
+    query geometry for its predicate, so a piece is prepared once and tested against
+    all the parcels near it (a parcel-by-parcel query would test each piece unprepared).
+    The preparation is GEOS's own temporary one, so the pieces shared between the
+    threads of a Dask worker are never prepared in place (a prepared geometry builds its
+    indexes lazily on first use, and two threads using one crash).
+
     Parameters
     ----------
     parcels, pieces : array of shapely geometries
         Parcels and non-overlapping (or labelled) pieces, same projected CRS.
     tree : shapely.STRtree, optional
-        Tree of ``pieces`` (built when not given).
+        Tree of ``parcels`` (built when not given; pass one to share it between layers).
 
     Returns
     -------
     (parcel_index, piece_index, area) : tuple of numpy.ndarray
-        Area in CRS units squared; pairs that merely touch have area 0.
+        Pairs ordered by parcel, then piece; area in CRS units squared (pairs that merely
+        touch have area 0).
     """
     if len(pieces) == 0 or len(parcels) == 0:
         e = np.empty(0, dtype=np.intp)
         return e, e, np.empty(0)
-    tree = tree if tree is not None else shapely.STRtree(pieces)
-    i, j = tree.query(parcels, predicate="intersects")
+    tree = tree if tree is not None else shapely.STRtree(parcels)
+    j, i = tree.query(pieces, predicate="intersects")
+    # a fixed pair order, so that each parcel's areas are summed in the same order
+    order = np.lexsort((j, i))
+    i, j = i[order], j[order]
     area = np.empty(i.size)
     if i.size:
-        # Not prepared: the pieces are shared between the threads of a Dask worker, and a
-        # GEOS prepared geometry builds its indexes lazily on first use, so two threads
-        # using one crash (seen as segfaults in contains_properly). Pieces hold at most
-        # MAX_PIECE_VERTICES vertices, so the unprepared test costs little.
-        inside = shapely.contains_properly(pieces[j], parcels[i])
+        j_in, i_in = tree.query(pieces, predicate="contains_properly")
+        n_pieces = np.int64(len(pieces))
+        inside = np.isin(i.astype(np.int64) * n_pieces + j, i_in.astype(np.int64) * n_pieces + j_in)
         area[inside] = shapely.area(parcels[i[inside]])
         cut = ~inside
         area[cut] = shapely.area(shapely.intersection(parcels[i[cut]], pieces[j[cut]]))
     return i, j, area
 
 
-def overlap_areas(parcels: Any, pieces: Any | None) -> Any:
+def overlap_areas(parcels: Any, pieces: Any | None, tree: Any = None) -> Any:
     """Area of each parcel covered by a dissolved layer, CRS units squared.
 
-    ``None`` pieces (layer absent) give NaN (unknown) for every parcel.
+    ``None`` pieces (layer absent) give NaN (unknown) for every parcel. ``tree``: an
+    :class:`shapely.STRtree` of ``parcels`` shared between layers (see :func:`pair_areas`).
     """
     n = len(parcels)
     if pieces is None:
         return np.full(n, np.nan)
-    i, _, area = pair_areas(parcels, pieces)
+    i, _, area = pair_areas(parcels, pieces, tree)
     return np.bincount(i, weights=area, minlength=n).astype(float)
 
 
-def largest_label(parcels: Any, pieces: Any, labels: Any, n_labels: int) -> tuple[Any, Any]:
+def largest_label(
+    parcels: Any, pieces: Any, labels: Any, n_labels: int, tree: Any = None
+) -> tuple[Any, Any]:
     """For each parcel, the label holding most of its area, and that area.
 
-    Returns ``(label, area)``; label -1 and area 0 where no piece overlaps.
+    Returns ``(label, area)``; label -1 and area 0 where no piece overlaps. ``tree``: an
+    :class:`shapely.STRtree` of ``parcels`` (see :func:`pair_areas`).
     """
     n = len(parcels)
     best = np.full(n, -1, dtype=np.intp)
     best_area = np.zeros(n)
-    i, j, area = pair_areas(parcels, pieces)
+    i, j, area = pair_areas(parcels, pieces, tree)
     if i.size == 0:
         return best, best_area
     key = i.astype(np.int64) * n_labels + labels[j]

@@ -37,11 +37,11 @@ def run_partitions(
     task : callable
         ``task(source, start, count, ctx)`` -> the partition's result (run on a worker;
         it must be importable there, e.g. :func:`georeview.pipeline.screen.screen_slice`).
-    source : georeview.pipeline.screen.Source
+    source : georeview.pipeline.partitions.Source
         The parcel file.
     todo : sequence of (int, int, int)
         Partitions still to do.
-    ctx : georeview.pipeline.screen.ScreenContext
+    ctx : georeview.pipeline.context.ScreenContext
         Broadcast once to every worker.
     save : callable
         ``save(index, frame)``, called on the client as each partition finishes.

@@ -42,12 +42,28 @@ GPKG_VERSION = "1.3"
 SHP_FIELD_CHARS = 10
 
 
+#: Result columns the run's summary counts (read without the geometry or the input's fields).
+COUNTED_COLUMNS = (
+    "row",
+    "parcel_id",
+    "status",
+    "error",
+    "jurisdiction",
+    "regulated",
+    "category",
+    "floodplain_sqft",
+    "floodway_sqft",
+    "wetland_sqft",
+)
+
+
 def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True) -> dict[str, Any]:
     """Concatenate the partitions in order into ``out`` (temporary name, then rename).
 
     One partition is in memory at a time for CSV, GeoPackage, Parquet and shapefile;
     FlatGeobuf and GeoJSON (formats GDAL cannot append to) are written from all
-    partitions at once. Returns the counts for the summary.
+    partitions at once. Parquet and CSV outputs are copied from the partitions' Arrow
+    tables, never decoding the geometry. Returns the counts for the summary.
 
     Parameters
     ----------
@@ -55,48 +71,94 @@ def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True)
         Start a CSV with a UTF-8 byte-order mark, so that Excel reads it as UTF-8
         ("§" rather than "Â§").
     """
+    if n_parts == 0:
+        raise InputError("the parcel layer has no features", field="parcels")
     suffix = out.suffix.lower()
     tmp = tmp_name(out)
     tmp.unlink(missing_ok=True)
-    counts: dict[str, dict[str, int]] = {}
-    errors: list[tuple[int, str, str]] = []
-    writer = None
-    whole: list[Any] = []
-    short: dict[str, str] | None = None
+    tally = Tally()
+    short: dict[str, str] = {}
     cut: dict[str, int] = {}
     try:
         if suffix == ".parquet":
-            writer, unified = _parquet_writer(work, n_parts, tmp)
-        for i in range(n_parts):
-            part = read_part(work.part(i))
-            _count(part, counts, errors)
-            if suffix == ".csv":
-                _append_csv(part, tmp, first=i == 0, bom=csv_bom)
-            elif suffix == ".gpkg":
-                _write_gpkg(_typed(part), tmp, layer=out.stem, append=i > 0)
-            elif suffix == ".shp":
-                if short is None:
-                    short = shapefile_names(list(part.columns.drop(part.geometry.name)))
-                _write_shp(part.rename(columns=short), tmp, append=i > 0, cut=cut)
-            elif suffix in (".fgb", ".geojson"):
-                whole.append(_typed(part))
-            elif writer is not None:  # .parquet: opened above
-                _append_parquet(writer, unified, work.part(i))
-        if writer is not None:
-            writer.close()
-            writer = None
-        if n_parts == 0:
-            raise InputError("the parcel layer has no features", field="parcels")
-        if whole:
-            _write_whole(whole, tmp, suffix, layer=out.stem)
-        _finish(tmp, out, suffix, short or {}, cut)
+            _assemble_parquet(work, n_parts, tmp, tally)
+        elif suffix == ".csv":
+            _assemble_csv(work, n_parts, tmp, tally, bom=csv_bom)
+        else:
+            short = _assemble_gdal(work, n_parts, tmp, suffix, tally, layer=out.stem, cut=cut)
+        _finish(tmp, out, suffix, short, cut)
     except OSError as exc:
         raise OutputError(f"cannot write ({exc})", path=out) from None
     finally:
-        if writer is not None:
-            writer.close()
         _remove_partial(tmp, suffix)
-    return {"counts": counts, "errors": errors}
+    return {"counts": tally.counts, "errors": tally.errors}
+
+
+def _assemble_parquet(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally) -> None:
+    """Append every partition's Arrow table to one GeoParquet file (WKB copied as is)."""
+    import pyarrow.parquet as pq
+
+    writer, unified = _parquet_writer(work, n_parts, tmp)
+    try:
+        for i in range(n_parts):
+            table = pq.read_table(work.part(i)).replace_schema_metadata(None)
+            tally.add(table)
+            writer.write_table(
+                table.cast(unified.remove_metadata()).replace_schema_metadata(unified.metadata)
+            )
+    finally:
+        writer.close()
+
+
+def _assemble_csv(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally, *, bom: bool) -> None:
+    """Append every partition's rows (without the geometry) to one CSV file."""
+    import pyarrow.parquet as pq
+
+    for i in range(n_parts):
+        path = work.part(i)
+        geometry = _geometry_column(pq.read_schema(path))
+        table = pq.read_table(path)
+        tally.add(table)
+        # as geopandas reads it (Arrow -> pandas), without decoding the geometry
+        _append_csv(table.drop_columns([geometry]).to_pandas(), tmp, first=i == 0, bom=bom)
+
+
+def _assemble_gdal(
+    work: WorkFolder,
+    n_parts: int,
+    tmp: Path,
+    suffix: str,
+    tally: Tally,
+    *,
+    layer: str,
+    cut: dict[str, int],
+) -> dict[str, str]:
+    """Write the partitions through GDAL (GeoPackage, shapefile, FlatGeobuf, GeoJSON).
+
+    Returns the shapefile's short field names (empty for the other formats).
+    """
+    whole: list[Any] = []
+    short: dict[str, str] = {}
+    for i in range(n_parts):
+        part = read_part(work.part(i))
+        tally.add(part)
+        if suffix == ".gpkg":
+            _write_gpkg(_typed(part), tmp, layer=layer, append=i > 0)
+        elif suffix == ".shp":
+            if not short:
+                short = shapefile_names(list(part.columns.drop(part.geometry.name)))
+            _write_shp(part.rename(columns=short), tmp, append=i > 0, cut=cut)
+        else:  # .fgb, .geojson
+            whole.append(_typed(part))
+    if whole:
+        _write_whole(whole, tmp, suffix, layer=layer)
+    return short
+
+
+def _geometry_column(schema: Any) -> str:
+    """The primary geometry column named by a GeoParquet schema's ``geo`` metadata."""
+    geo = json.loads((schema.metadata or {}).get(b"geo", b"{}") or b"{}")
+    return str(geo.get("primary_column", "geometry"))
 
 
 def _parquet_writer(work: WorkFolder, n_parts: int, tmp: Path) -> tuple[Any, Any]:
@@ -121,19 +183,9 @@ def _remove_partial(tmp: Path, suffix: str) -> None:
         f.unlink(missing_ok=True)
 
 
-def _append_parquet(writer: Any, unified: Any, part_path: Path) -> None:
-    """Append one partition's table, cast to the schema every partition fits."""
-    import pyarrow.parquet as pq
-
-    table = pq.read_table(part_path).replace_schema_metadata(None)
-    writer.write_table(
-        table.cast(unified.remove_metadata()).replace_schema_metadata(unified.metadata)
-    )
-
-
-def _append_csv(part: Any, tmp: Path, *, first: bool, bom: bool) -> None:
+def _append_csv(rows: pd.DataFrame, tmp: Path, *, first: bool, bom: bool) -> None:
     """Append a partition's rows (formulas neutralised); the BOM and header start the file."""
-    table = neutralise_formulas(pd.DataFrame(part.drop(columns=part.geometry.name)))
+    table = neutralise_formulas(rows)
     enc = "utf-8-sig" if (bom and first) else "utf-8"
     table.to_csv(tmp, mode="w" if first else "a", header=first, index=False, encoding=enc)
 
@@ -300,18 +352,31 @@ def _move_shapefile(tmp: Path, out: Path, names: dict[str, str], cut: dict[str, 
     table.to_csv(out.with_suffix(".fields.csv"), index=False, encoding="utf-8-sig")
 
 
-def _count(
-    part: Any, counts: dict[str, dict[str, int]], errors: list[tuple[int, str, str]]
-) -> None:
-    for col in ("status", "jurisdiction", "regulated", "category"):
-        vc = part[col].fillna("-").astype(str).value_counts()
-        bucket = counts.setdefault(col, {})
-        for k, v in vc.items():
-            bucket[str(k)] = bucket.get(str(k), 0) + int(v)
-    for col in ("floodplain_sqft", "floodway_sqft", "wetland_sqft"):
-        bucket = counts.setdefault("parcels_with", {})
-        bucket[col] = bucket.get(col, 0) + int((part[col] > 0).sum())
-    bad = part[part["status"] == "error"]
-    for r, pid, e in zip(bad["row"], bad["parcel_id"], bad["error"], strict=True):
-        if len(errors) < 20:
-            errors.append((int(r), str(pid), str(e)))
+class Tally:
+    """The summary's counts by outcome and its first error rows, over the partitions."""
+
+    #: Error rows kept for the summary.
+    MAX_ERRORS = 20
+
+    def __init__(self) -> None:
+        self.counts: dict[str, dict[str, int]] = {}
+        self.errors: list[tuple[int, str, str]] = []
+
+    def add(self, part: Any) -> None:
+        """Count one partition (a pandas frame or an Arrow table of the result columns)."""
+        if not isinstance(part, pd.DataFrame):
+            part = part.select(list(COUNTED_COLUMNS)).to_pandas()
+        for col in ("status", "jurisdiction", "regulated", "category"):
+            vc = part[col].fillna("-").astype(str).value_counts()
+            bucket = self.counts.setdefault(col, {})
+            for k, v in vc.items():
+                bucket[str(k)] = bucket.get(str(k), 0) + int(v)
+        for col in ("floodplain_sqft", "floodway_sqft", "wetland_sqft"):
+            bucket = self.counts.setdefault("parcels_with", {})
+            bucket[col] = bucket.get(col, 0) + int((part[col] > 0).sum())
+        bad = part[part["status"] == "error"]
+        room = self.MAX_ERRORS - len(self.errors)
+        for r, pid, e in zip(
+            bad["row"][:room], bad["parcel_id"][:room], bad["error"][:room], strict=True
+        ):
+            self.errors.append((int(r), str(pid), str(e)))

@@ -26,6 +26,9 @@ from georeview.errors import (
 
 log = logging.getLogger(__name__)
 
+#: Rows per partition (memory stays near one partition of input plus the layers).
+PARTITION_SIZE = 50_000
+
 
 @dataclass(frozen=True)
 class Source:

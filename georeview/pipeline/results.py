@@ -1,0 +1,220 @@
+"""The screening's result columns: names, order and their text from the judge's verdicts.
+
+Text columns are built as codes into a few distinct values (a parcel's citations are one
+of a handful of combinations) and become pandas ``str`` columns through one Arrow
+``take``: no Python string is made per parcel, and none is converted again on the way
+into the frame or the Parquet partition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from georeview.rules import Ordinance
+from georeview.rules.judge import STATUSES, Verdicts
+
+__all__ = [
+    "RESULT_COLUMNS",
+    "Coded",
+    "coded",
+    "judgement_columns",
+    "kinds_text",
+    "parcel_ids",
+    "text_column",
+    "tri_codes",
+]
+
+#: A text column as ``(distinct values, code of each row)``; code -1 is null.
+Coded = tuple[Sequence[str], Any]
+
+#: The dtype pandas gives a column of Python strings (``str``, Arrow-backed, in pandas 3).
+_TEXT_DTYPE = pd.Series(["text"]).dtype
+#: Whether text columns are built in Arrow (else as objects, as pandas 2 keeps them).
+_ARROW_TEXT = isinstance(_TEXT_DTYPE, pd.StringDtype) and _TEXT_DTYPE.storage == "pyarrow"
+
+#: Codes of a yes / no / unknown column.
+_TRI = ("no", "yes", "unknown")
+#: Status code of a rule that does not apply (:data:`georeview.rules.judge.STATUSES`).
+_NOT_APPLICABLE = list(STATUSES).index("not_applicable")
+
+#: Result columns added to every input row, in this order.
+RESULT_COLUMNS = (
+    "row",
+    "parcel_id",
+    "status",
+    "error",
+    "jurisdiction",
+    "share_village",
+    "share_extraterritorial",
+    "share_outside",
+    "straddles",
+    "municipality",
+    "area_sqft",
+    "disturbed_sqft",
+    "floodplain_sqft",
+    "floodway_sqft",
+    "wetland_sqft",
+    "steep_slope_sqft",
+    "steep_slope_gt_sqft",
+    "kinds",
+    "regulated",
+    "category",
+    "larger_site",
+    "extraordinary",
+    "reach_citation",
+    "exempt_by",
+    "triggered_by",
+    "classified_by",
+    "rules",
+    "citations",
+)
+
+
+def text_column(coded: Coded, ok: Any | None = None) -> Any:
+    """A pandas text column from codes, null where ``ok`` is false or the code is -1.
+
+    Parameters
+    ----------
+    coded : (sequence of str, numpy.ndarray)
+        Distinct values and each row's code (over the rows where ``ok`` is true).
+    ok : numpy.ndarray of bool, optional
+        Rows that have a value; the codes are spread over them.
+
+    Returns
+    -------
+    pandas ExtensionArray or numpy.ndarray
+        A ``str`` (Arrow) array where pandas infers strings (pandas 3), else objects.
+    """
+    uniques, codes = coded
+    codes = np.asarray(codes, dtype=np.int64)
+    if ok is not None and codes.size != ok.size:
+        full = np.full(ok.size, -1, dtype=np.int64)
+        full[ok] = codes
+        codes = full
+    if not (codes >= 0).any() or not _ARROW_TEXT:
+        # (all null: an object column of None, as pandas keeps such a column)
+        out = np.array([*uniques, None], dtype=object)
+        return out[np.where(codes < 0, len(uniques), codes)]
+    import pyarrow as pa
+
+    values = pa.array(list(uniques), type=pa.large_string())
+    taken = values.take(pa.array(codes, mask=codes < 0))
+    return pd.arrays.ArrowStringArray(
+        pa.chunked_array([taken], type=pa.large_string()),
+        dtype=_TEXT_DTYPE,
+    )
+
+
+def coded(values: Any) -> Coded:
+    """Codes of an array of text (None is null), one hash pass."""
+    codes, uniques = pd.factorize(np.asarray(values, dtype=object))
+    return [str(u) for u in uniques], codes
+
+
+def tri_codes(v: Any) -> Coded:
+    """A three-valued :class:`~georeview.rules.evaluate.Tri` as ``no`` / ``yes`` / ``unknown``."""
+    return _TRI, np.where(v.known, v.value.astype(np.int64), 2)
+
+
+def joined_labels(masks: Sequence[tuple[str, Any]], n: int, sep: str) -> Coded:
+    """Join labels whose mask is true, per row.
+
+    Rows are grouped by their combination of masks (few distinct ones), and each
+    combination's text is built once.
+    """
+    labels: list[str] = []
+    cols: list[Any] = []
+    for label, mask in masks:
+        m = np.asarray(mask, dtype=bool)
+        if label in labels:  # the same citation from several rules: shown once
+            k = labels.index(label)
+            cols[k] = cols[k] | m
+        else:
+            labels.append(label)
+            cols.append(m)
+    if not cols or n == 0:
+        return [""], np.zeros(n, dtype=np.int64)
+    matrix = np.column_stack(cols)
+    packed = np.packbits(matrix, axis=1)
+    keys: Any = packed
+    if packed.shape[1] <= 8:
+        # up to 64 labels: each row's combination is one integer (a 1-D unique, far
+        # cheaper than numpy's row-wise unique over bytes)
+        wide = np.zeros((n, 8), dtype=np.uint8)
+        wide[:, : packed.shape[1]] = packed
+        keys = wide.view(np.uint64).reshape(-1)
+    combos, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    text = [sep.join(lab for lab, on in zip(labels, matrix[f], strict=True) if on) for f in first]
+    del combos
+    return text, inverse.reshape(-1)
+
+
+def kinds_text(kinds: Any) -> Coded:
+    """``kind+kind`` text of each row (computed once per distinct tuple)."""
+    codes, uniques = pd.factorize(pd.Series(kinds, dtype=object))
+    return ["+".join(u) for u in uniques] + [""], np.where(codes < 0, len(uniques), codes)
+
+
+def parcel_ids(frame: Any, id_col: str | None, start: int) -> Any:
+    """The ``parcel_id`` column: the id field as text, or the input row number without one."""
+    if id_col and id_col in frame.columns:
+        ids = frame[id_col].astype("string").fillna("")
+        if _ARROW_TEXT:
+            return ids.astype("str").array  # Arrow to Arrow: no Python string per row
+        return ids.to_numpy(dtype=object)
+    return np.array([str(i) for i in range(start, start + len(frame))], dtype=object)
+
+
+def judgement_columns(ordinance: Ordinance, v: Verdicts, where: Any) -> dict[str, Coded]:
+    """Turn the judge's verdicts into the output's text columns, as codes.
+
+    Parameters
+    ----------
+    ordinance : Ordinance
+        The ordinance judged.
+    v : georeview.rules.judge.Verdicts
+        From :func:`georeview.rules.judge.verdicts` over the parcels' facts.
+    where : numpy.ndarray
+        Jurisdiction category of each parcel (the reach citation depends on it).
+    """
+    n = v.n
+    rules = ordinance.rules
+    reg_known = ~v.regulated.false
+    ext = np.asarray(where, dtype=object) == "extraterritorial"
+    r = ordinance.reach
+    reach_id = f"{ordinance.municipality}.reach"
+    applicable = [(reach_id, r.citation_village, v.applies[reach_id].true)]
+    for rule in rules:
+        moot = v.codes[rule.id] == _NOT_APPLICABLE
+        if rule.kind in ("exemption", "trigger", "classify"):
+            hit = v.applies[rule.id].true & ~moot
+        else:
+            hit = ~moot & reg_known
+        applicable.append((rule.id, rule.citation, hit))
+    extraordinary = v.flags.get("extraordinary")
+
+    def by_kind(kind: str, also: Any = True) -> Coded:
+        masks = [(x.citation, v.applies[x.id].true & also) for x in rules if x.kind == kind]
+        return joined_labels(masks, n, "; ")
+
+    return {
+        "regulated": tri_codes(v.regulated),
+        "category": coded(v.category),
+        "larger_site": tri_codes(v.larger_site),
+        "extraordinary": (
+            tri_codes(extraordinary) if extraordinary is not None else ([], np.full(n, -1))
+        ),
+        "reach_citation": (
+            [r.citation_village, r.citation_extraterritorial or r.citation_village],
+            ext.astype(np.int64),
+        ),
+        "exempt_by": by_kind("exemption"),
+        "triggered_by": by_kind("trigger"),
+        "classified_by": by_kind("classify", reg_known),
+        "rules": joined_labels([(rid, m) for rid, _, m in applicable], n, " "),
+        "citations": joined_labels([(c, m) for _, c, m in applicable], n, "; "),
+    }

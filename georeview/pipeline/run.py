@@ -1,0 +1,228 @@
+"""A screening run from file to file: checks, partitions, resume, output and summary.
+
+Input is read in partitions (``partition_size`` rows); each finished partition is
+written to ``OUT.parts/`` with a manifest keyed by the input's hash and the options, so
+an interrupted run resumes where it stopped and produces the same file as an
+uninterrupted one. The output is written under a temporary name and renamed when
+complete. ``--workers N`` and ``--scheduler ADDRESS`` run the partitions on Dask
+(:mod:`georeview.pipeline._dask`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from georeview.errors import DataSourceError, OutputError
+from georeview.load import load_layers
+from georeview.pipeline.assume import WISCONSIN_COLUMNS, check_columns, parse_assume
+from georeview.pipeline.context import ScreenContext, build_context
+from georeview.pipeline.extent import check_parcels_within, layers_extent
+from georeview.pipeline.outputs import OUTPUT_SUFFIXES, assemble
+from georeview.pipeline.partitions import PARTITION_SIZE, Source, WorkFolder, partitions, run_key
+from georeview.pipeline.screen import screen_slice
+from georeview.pipeline.screen_index import write_screen_index
+
+__all__ = [
+    "Progress",
+    "ScreenSummary",
+    "check_output",
+    "run_screen",
+    "screen_partitions",
+]
+
+log = logging.getLogger(__name__)
+
+@dataclass(frozen=True)
+class ScreenSummary:
+    """What a screening run did: counts by outcome, first errors, time."""
+
+    out: Path
+    rows: int
+    partitions: int
+    resumed: int
+    counts: dict[str, dict[str, int]]
+    errors: tuple[tuple[int, str, str], ...]
+    seconds: float
+
+    def lines(self) -> list[str]:
+        """The summary as text lines (printed by the command line)."""
+        c = self.counts
+        fmt = lambda d: ", ".join(f"{k} {v:,}" for k, v in sorted(d.items()))  # noqa: E731
+        lines = [
+            f"screened {self.rows:,} parcels in {self.seconds:.1f} s "
+            f"({self.partitions} partitions, {self.resumed} resumed) -> {self.out}",
+            f"  status: {fmt(c.get('status', {}))}",
+            f"  jurisdiction: {fmt(c.get('jurisdiction', {}))}",
+            f"  regulated: {fmt(c.get('regulated', {}))}",
+            f"  category: {fmt(c.get('category', {}))}",
+            "  parcels with floodplain {floodplain_sqft:,}, floodway {floodway_sqft:,}, "
+            "wetland {wetland_sqft:,}".format(
+                **{
+                    "floodplain_sqft": 0,
+                    "floodway_sqft": 0,
+                    "wetland_sqft": 0,
+                    **c.get("parcels_with", {}),
+                }
+            ),
+        ]
+        for r, pid, e in self.errors[:5]:
+            lines.append(f"  error row {r} ({pid}): {e}")
+        return lines
+
+
+def run_screen(
+    parcels: Path | str,
+    layers_dir: Path | str,
+    out: Path | str,
+    *,
+    assume: str | None = None,
+    columns: Mapping[str, str] | None = None,
+    layer: str | None = None,
+    workers: int = 1,
+    scheduler: str | None = None,
+    partition_size: int = PARTITION_SIZE,
+    overwrite: bool = False,
+    on_partition: Callable[[int, int], None] | None = None,
+    index: Path | str | None = None,
+    crs: str | None = None,
+    csv_bom: bool = True,
+) -> ScreenSummary:
+    """Screen every parcel of a file against a municipality's layers and ordinance.
+
+    Parameters
+    ----------
+    parcels : path
+        Parcel polygons, any format of :mod:`georeview.load.vector` (with a CRS).
+    layers_dir : path
+        Folder with layers.toml.
+    out : path
+        Output ``.csv``, ``.gpkg``, ``.parquet``, ``.fgb``, ``.geojson`` or ``.shp``.
+    assume : str, optional
+        The assumed activity (:func:`parse_assume`).
+    columns : mapping, optional
+        Role -> field map (:func:`parse_columns`); default the Wisconsin statewide schema.
+    layer : str, optional
+        Layer of a multi-layer parcel file.
+    workers : int
+        More than 1 runs the partitions in local processes on Dask.
+    scheduler : str, optional
+        Address of a running Dask distributed scheduler.
+    partition_size : int
+        Rows per partition.
+    overwrite : bool
+        Replace an existing output.
+    on_partition : callable, optional
+        Called with ``(finished_partitions, total_partitions)`` after each partition is saved.
+    index : path, optional
+        Also write this results page (index.html: table and map of every parcel).
+    crs : str, optional
+        CRS of a CSV parcel file (``--crs``).
+    csv_bom : bool
+        Start a CSV output with a UTF-8 byte-order mark (for Excel).
+
+    Returns
+    -------
+    ScreenSummary
+    """
+    t0 = time.perf_counter()
+    out = Path(out)
+    check_output(out, overwrite)
+    if not Path(parcels).exists():
+        raise DataSourceError("file not found", path=parcels, field="parcels")
+    assumption = parse_assume(assume)
+    cols = dict(columns or WISCONSIN_COLUMNS)
+    source = Source(str(Path(parcels).resolve()), layer, crs)
+    info = source.info()
+    n_rows = info.features
+    check_columns(cols, info.fields, path=parcels)
+    layers = load_layers(Path(layers_dir))
+    extent = layers_extent(layers)
+    check_parcels_within(info, extent, layers, str(parcels))
+    parts = partitions(n_rows, partition_size)
+    options = {
+        "assume": assumption.text,
+        "columns": cols,
+        "partition_size": partition_size,
+        "crs": crs,
+    }
+    work = WorkFolder(out, run_key(source, layers, options), len(parts))
+    todo = [p for p in parts if not work.done(p[0])]
+    resumed = len(parts) - len(todo)
+    if resumed:
+        log.info("resuming: %d of %d partitions already done", resumed, len(parts))
+    if todo:
+        ctx = replace(build_context(layers, assumption, cols), extent=extent)
+        progress = Progress(work, len(parts), resumed, on_partition)
+        screen_partitions(source, todo, ctx, progress.save, workers=workers, scheduler=scheduler)
+    elif on_partition and resumed:
+        on_partition(resumed, len(parts))
+    stats = assemble(work, out, len(parts), csv_bom=csv_bom)
+    if index is not None:
+        write_screen_index(work, len(parts), Path(index), layers, title=f"Screening: {out.name}")
+    work.remove()
+    return ScreenSummary(
+        out=out,
+        rows=n_rows,
+        partitions=len(parts),
+        resumed=resumed,
+        counts=stats["counts"],
+        errors=tuple(stats["errors"]),
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def check_output(out: Path, overwrite: bool) -> None:
+    """Refuse an output format georeview does not write, or an existing output."""
+    if out.suffix.lower() not in OUTPUT_SUFFIXES:
+        raise OutputError(
+            f"unsupported output {out.suffix!r}; use {', '.join(OUTPUT_SUFFIXES)}", path=out
+        )
+    if out.exists() and not overwrite:
+        raise OutputError("exists; pass --overwrite to replace it", path=out)
+
+
+class Progress:
+    """Saves each finished partition and reports how many of them are done."""
+
+    def __init__(
+        self,
+        work: WorkFolder,
+        total: int,
+        resumed: int,
+        on_partition: Callable[[int, int], None] | None,
+    ) -> None:
+        self.work, self.total, self.finished = work, total, resumed
+        self.on_partition = on_partition
+        if on_partition and resumed:
+            on_partition(resumed, total)
+
+    def save(self, i: int, frame: Any) -> None:
+        """Write partition ``i`` (atomically) and report."""
+        self.work.write(i, frame)
+        self.finished += 1
+        if self.on_partition:
+            self.on_partition(self.finished, self.total)
+
+
+def screen_partitions(
+    source: Source,
+    todo: Sequence[tuple[int, int, int]],
+    ctx: ScreenContext,
+    save: Callable[[int, Any], None],
+    *,
+    workers: int = 1,
+    scheduler: str | None = None,
+) -> None:
+    """Screen partitions ``todo`` here, or on Dask with several workers or a scheduler."""
+    if workers > 1 or scheduler:
+        from georeview.pipeline._dask import run_partitions
+
+        run_partitions(screen_slice, source, todo, ctx, save, workers=workers, scheduler=scheduler)
+        return
+    for i, start, count in todo:
+        save(i, screen_slice(source, start, count, ctx))
