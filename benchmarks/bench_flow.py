@@ -37,6 +37,8 @@ import numpy as np
 
 SITE_CHILD = r"""
 import json, resource, sys, time
+
+QUARTER_MILE_FT = 1320.0  # the shipped ordinances' downstream_trace_ft
 t0 = time.perf_counter()
 import geopandas as gpd
 from shapely.geometry import Point, LineString
@@ -54,8 +56,7 @@ times = []
 for _ in range(3):
     t = time.perf_counter()
     res = F.trace_downstream(dem, "m", site, "EPSG:3071", waters=waters,
-                             working_crs="EPSG:3071",
-                                 length_ft=QUARTER_MILE_FT,)
+                             working_crs="EPSG:3071", length_ft=QUARTER_MILE_FT)
     times.append(time.perf_counter() - t)
 from georeview.terrain import read_dem_window
 t = time.perf_counter()
@@ -78,8 +79,6 @@ print(json.dumps({"import": t_import, "pre_import": t_pre, "cold": times[0], "wa
 
 FULL_CHILD = r"""
 import json, resource, sys, time
-
-QUARTER_MILE_FT = 1320.0  # the shipped ordinances' downstream_trace_ft
 t0 = time.perf_counter()
 import numpy as np, rasterio
 import georeview.measure.flow as F
