@@ -11,7 +11,7 @@ visible) and prints wall time and peak resident memory (``ru_maxrss``) of that p
   anchor is whitebox-workflows on the same window (read, ``fill_depressions``,
   ``d8_pointer``, ``trace_downslope_flowpaths`` from the site centre);
 - full grid (``--full``, default 6000 x 6000 = 36M cells): georeview's fill + D8 + flats
-  (``_d8_with_sinks``) and a trace from 400 cells, against the same whitebox-workflows
+  (``flow_routing.d8_with_sinks``) and a trace from 400 cells, against the same whitebox-workflows
   pipeline on the whole file.
 
 whitebox-workflows (MIT OR Apache-2.0) is the anchor when installed (the ``bench`` extra);
@@ -44,6 +44,7 @@ import geopandas as gpd
 from shapely.geometry import Point, LineString
 import georeview.measure.flow as F
 t_import = time.perf_counter() - t0
+from georeview.measure import flow_features as FF, flow_routing as R
 # what a review has loaded before its trace (the layers config, rasterio for the slopes):
 # the first call then shows the trace's own start-up (numba), not these imports
 import rasterio, georeview.config
@@ -63,12 +64,12 @@ t = time.perf_counter()
 win = read_dem_window(dem, "m", site, "EPSG:3071", margin=QUARTER_MILE_FT + 660.0,
                       margin_units="ft")
 t_read = time.perf_counter() - t
-geoms, labels = F._features_in_dem_crs([(waters, "GNIS_NAME", None, "water")], win)
+geoms, labels = FF.features_in_dem_crs([(waters, "GNIS_NAME", None, "water")], win)
 t = time.perf_counter()
-sink, meet = F._rasterize_features(geoms, win)
+sink, meet = FF.rasterize_features(geoms, win)
 t_rast = time.perf_counter() - t
 t = time.perf_counter()
-d8, depth = F._d8_with_sinks(win.elev, sink, win.xres, win.yres)
+d8, depth = R.d8_with_sinks(win.elev, sink, win.xres, win.yres)
 t_d8 = time.perf_counter() - t
 rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"import": t_import, "pre_import": t_pre, "cold": times[0], "warm": min(times[1:]),
@@ -81,22 +82,20 @@ FULL_CHILD = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
 import numpy as np, rasterio
-import georeview.measure.flow as F
-from georeview.measure import _flowkernels as K
+from georeview.measure import flow_routing as R
 dem, r0, c0 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 with rasterio.open(dem) as ds:
     z = ds.read(1)
     xres, yres = abs(ds.transform.a), abs(ds.transform.e)
 t_read = time.perf_counter() - t0
 t = time.perf_counter()
-d8, depth = F._d8_with_sinks(z, np.zeros(z.shape, bool), xres, yres)
+d8, depth = R.d8_with_sinks(z, np.zeros(z.shape, bool), xres, yres)
 t_d8 = time.perf_counter() - t
 t = time.perf_counter()
 rr, cc = np.meshgrid(np.arange(r0, r0 + 400, 20), np.arange(c0, c0 + 400, 20))
 starts = (rr * z.shape[1] + cc).ravel().astype(np.int64)
-dr, dc = K.code_offsets()
-cells, offsets = K.trace_paths(d8.ravel(), z.shape[1], starts, np.zeros(z.size, bool),
-                               402.0, dr, dc, xres, yres)
+cells, offsets = R.trace_paths(d8.ravel(), z.shape[1], starts, np.zeros(z.size, bool),
+                               402.0, xres, yres)
 t_trace = time.perf_counter() - t
 rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"t_call": time.perf_counter() - t0, "read": t_read, "fill_d8_flats": t_d8,
