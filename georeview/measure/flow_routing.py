@@ -42,27 +42,27 @@ def d8_with_sinks(
     from georeview.measure import _flowkernels as kernels
 
     rows, cols = elev.shape
-    z = elev.astype(np.float32, copy=True)
+    # One float32 copy, framed by a cell of nodata all round: the fill leaves nodata as it is,
+    # so its output is the framed surface the kernels want (no bounds checks), and the
+    # flood's seeds are simply the valid cells next to nodata (the data's edge included).
+    zp = np.full((rows + 2, cols + 2), np.nan, dtype=np.float32)
+    z = zp[1:-1, 1:-1]
+    z[...] = elev
     valid = np.isfinite(z)
     burn = sink & valid
     if burn.any():
         z[burn] = np.float32(np.nanmin(z) - 1.0)
-    # the flood starts at every valid cell with a nodata (or outside) neighbour, and the sinks
-    vp = np.pad(valid, 1, constant_values=False)
-    interior = np.ones_like(valid)
-    for dr in (0, 1, 2):
-        for dc in (0, 1, 2):
-            interior &= vp[dr : dr + rows, dc : dc + cols]
-    seeds = np.flatnonzero((valid & ~interior) | burn)
-    filled, _ = fill_depressions(z, idxs_pit=seeds, nodata=np.float32(np.nan))
-    # a one-cell frame of nodata all round: the kernels then need no bounds checks
-    fp = np.full((rows + 2, cols + 2), np.nan, dtype=np.float32)
-    fp[1:-1, 1:-1] = np.where(valid, filled, np.float32(np.nan))
-    outlet = np.zeros(fp.shape, dtype=bool)
+    outlet = np.zeros(zp.shape, dtype=bool)
     outlet[1:-1, 1:-1] = burn
+    seeds = kernels.flood_seeds(zp, outlet)
+    # pyflwdir's fill returns a new array (elevation + fill depth) and its own D8 (not used:
+    # it follows the flood's order, not the steepest descent)
+    fp, _ = fill_depressions(zp, idxs_pit=seeds, nodata=np.float32(np.nan))
     code = kernels.d8_flats(fp, outlet, float(xres), float(yres))
-    depth = fp[1:-1, 1:-1] - z
-    depth[~valid] = 0.0
+    # the filled surface is not needed past the D8: its memory takes the fill depth
+    fp -= zp
+    depth = fp[1:-1, 1:-1]
+    depth[~valid] = 0.0  # NaN - NaN
     return np.ascontiguousarray(code[1:-1, 1:-1]), depth
 
 
@@ -76,10 +76,17 @@ def downstream(code_flat: np.ndarray, idx: np.ndarray, ncol: int) -> np.ndarray:
 
 
 def warm_kernels() -> None:
-    """Load the numba kernels (numba's start-up, about 0.5 s) while the DEM is being read."""
+    """Load pyflwdir, its fill and the numba kernels while the DEM is being read.
+
+    pyflwdir's import (it imports scipy and numba) and the first call of each compiled
+    function (numba loads its machine code from the cache) are most of a first trace's
+    start-up; a tiny grid with the argument types of a real call loads the same code.
+    """
     try:
         from georeview.measure import _flowkernels as kernels
 
+        elev = np.array([[3, 3, 3], [3, 2, 3], [3, 2, 3]], dtype=np.float32)
+        d8_with_sinks(elev, np.zeros(elev.shape, dtype=bool), 1.0, 1.0)
         kernels.warm_up()
     except Exception:  # the main thread imports the kernels again and reports it
         logger.debug("numba warm-up failed", exc_info=True)
