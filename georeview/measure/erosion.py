@@ -130,28 +130,7 @@ def soil_loss_result(
         )
     k = _k_factor(spec, soils)
     ls = _ls(spec, slope_pct_samples, flow_length_ft_samples, warnings)
-    p_default = float(sl.usle_tables()["p_factor"]["default"])
-    phases_out: list[dict[str, Any]] = []
-    phases: list[sl.Phase] = []
-    for i, ph in enumerate(spec.phases):
-        if ph.c_factor is not None:
-            c, c_src = ph.c_factor, ph.c_source
-        else:
-            c, c_src = sl.c_factor(ph.cover or ""), sl.usle_tables()["cover_source"]["c"]
-        p = ph.p_factor if ph.p_factor is not None else p_default
-        name = ph.name or ph.cover or f"phase {i + 1}"
-        phases.append(sl.Phase(name, c, p, ph.days, ph.r_fraction))
-        phases_out.append(
-            {
-                "name": name,
-                "c": c,
-                "c_source": c_src,
-                "p": p,
-                "days": ph.days,
-                "r_fraction": ph.r_fraction,
-                "tons_per_acre": None,
-            }
-        )
+    phases, phases_out = _phases(spec)
     method = str(sl.usle_tables()["source"]["period_rule"])
     missing = [f.reason for f in (r, k, ls) if f.value is None and f.reason]
     if not spec.phases:
@@ -187,3 +166,30 @@ def soil_loss_result(
         method,
         tuple(warnings),
     )
+
+
+def _phases(spec: SoilLossSpec) -> tuple[list[sl.Phase], list[dict[str, Any]]]:
+    """The declared phases with their C and P factors, and the rows the report shows."""
+    p_default = float(sl.usle_tables()["p_factor"]["default"])
+    phases_out: list[dict[str, Any]] = []
+    phases: list[sl.Phase] = []
+    for i, ph in enumerate(spec.phases):
+        if ph.c_factor is not None:
+            c, c_src = ph.c_factor, ph.c_source
+        else:
+            c, c_src = sl.c_factor(ph.cover or ""), sl.usle_tables()["cover_source"]["c"]
+        p = ph.p_factor if ph.p_factor is not None else p_default
+        name = ph.name or ph.cover or f"phase {i + 1}"
+        phases.append(sl.Phase(name, c, p, ph.days, ph.r_fraction))
+        phases_out.append(
+            {
+                "name": name,
+                "c": c,
+                "c_source": c_src,
+                "p": p,
+                "days": ph.days,
+                "r_fraction": ph.r_fraction,
+                "tons_per_acre": None,
+            }
+        )
+    return phases, phases_out
