@@ -310,12 +310,9 @@ def trace_downstream(
         (wetlands, None, wetland_id_field, "wetland"),
     ]
     margin = float(margin_ft)
-    # numba's start-up overlaps reading the DEM and rasterising the features (GDAL and
-    # shapely release the GIL); the kernels are needed only once the window is ready
-    warm = threading.Thread(
-        target=routing.warm_kernels, name="georeview-numba-warm-up", daemon=True
-    )
-    warm.start()
+    # pyflwdir's and numba's start-up overlaps reading the DEM and rasterising the features
+    # (GDAL and shapely release the GIL); the kernels are needed only once the window is ready
+    warm = routing.start_warm_up()
     for attempt in range(_MAX_GROWTH + 1):
         try:
             grown = read_dem_window(

@@ -11,6 +11,7 @@ module costs neither.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -73,6 +74,27 @@ def downstream(code_flat: np.ndarray, idx: np.ndarray, ncol: int) -> np.ndarray:
     dr, dc = kernels.code_offsets()
     c = code_flat[idx]
     return idx + dr[c] * ncol + dc[c]
+
+
+_warm_lock = threading.Lock()
+_warm_thread: threading.Thread | None = None
+
+
+def start_warm_up() -> threading.Thread:
+    """Start :func:`warm_kernels` on a background thread, once per process; return the thread.
+
+    A caller that will trace later (a review, before it reads its layers) may start it
+    early so that the start-up overlaps its own work; :func:`trace_downstream
+    <georeview.measure.flow.trace_downstream>` joins it before routing.
+    """
+    global _warm_thread
+    with _warm_lock:
+        if _warm_thread is None:
+            _warm_thread = threading.Thread(
+                target=warm_kernels, name="georeview-numba-warm-up", daemon=True
+            )
+            _warm_thread.start()
+        return _warm_thread
 
 
 def warm_kernels() -> None:
