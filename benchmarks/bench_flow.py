@@ -11,7 +11,7 @@ visible) and prints wall time and peak resident memory (``ru_maxrss``) of that p
   anchor is whitebox-workflows on the same window (read, ``fill_depressions``,
   ``d8_pointer``, ``trace_downslope_flowpaths`` from the site centre);
 - full grid (``--full``, default 6000 x 6000 = 36M cells): georeview's fill + D8 + flats
-  (``_d8_with_sinks``) and a trace from 400 cells, against the same whitebox-workflows
+  (``flow_routing.d8_with_sinks``) and a trace from 400 cells, against the same whitebox-workflows
   pipeline on the whole file.
 
 whitebox-workflows (MIT OR Apache-2.0) is the anchor when installed (the ``bench`` extra);
@@ -37,11 +37,14 @@ import numpy as np
 
 SITE_CHILD = r"""
 import json, resource, sys, time
+
+QUARTER_MILE_FT = 1320.0  # the shipped ordinances' downstream_trace_ft
 t0 = time.perf_counter()
 import geopandas as gpd
 from shapely.geometry import Point, LineString
 import georeview.measure.flow as F
 t_import = time.perf_counter() - t0
+from georeview.measure import flow_features as FF, flow_routing as R
 # what a review has loaded before its trace (the layers config, rasterio for the slopes):
 # the first call then shows the trace's own start-up (numba), not these imports
 import rasterio, georeview.config
@@ -54,20 +57,19 @@ times = []
 for _ in range(3):
     t = time.perf_counter()
     res = F.trace_downstream(dem, "m", site, "EPSG:3071", waters=waters,
-                             working_crs="EPSG:3071",
-                                 length_ft=QUARTER_MILE_FT,)
+                             working_crs="EPSG:3071", length_ft=QUARTER_MILE_FT)
     times.append(time.perf_counter() - t)
 from georeview.terrain import read_dem_window
 t = time.perf_counter()
 win = read_dem_window(dem, "m", site, "EPSG:3071", margin=QUARTER_MILE_FT + 660.0,
                       margin_units="ft")
 t_read = time.perf_counter() - t
-geoms, labels = F._features_in_dem_crs([(waters, "GNIS_NAME", None, "water")], win)
+geoms, labels = FF.features_in_dem_crs([(waters, "GNIS_NAME", None, "water")], win)
 t = time.perf_counter()
-sink, meet = F._rasterize_features(geoms, win)
+sink, meet = FF.rasterize_features(geoms, win)
 t_rast = time.perf_counter() - t
 t = time.perf_counter()
-d8, depth = F._d8_with_sinks(win.elev, sink, win.xres, win.yres)
+d8, depth = R.d8_with_sinks(win.elev, sink, win.xres, win.yres)
 t_d8 = time.perf_counter() - t
 rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"import": t_import, "pre_import": t_pre, "cold": times[0], "warm": min(times[1:]),
@@ -78,30 +80,35 @@ print(json.dumps({"import": t_import, "pre_import": t_pre, "cold": times[0], "wa
 
 FULL_CHILD = r"""
 import json, resource, sys, time
-
-QUARTER_MILE_FT = 1320.0  # the shipped ordinances' downstream_trace_ft
 t0 = time.perf_counter()
 import numpy as np, rasterio
-import georeview.measure.flow as F
-from georeview.measure import _flowkernels as K
+from georeview.measure import flow_routing as R
+import pyflwdir.dem
+# time pyflwdir's fill inside d8_with_sinks (which imports it from pyflwdir.dem when called)
+_fill, t_fill = pyflwdir.dem.fill_depressions, []
+def _timed_fill(*a, **k):
+    t = time.perf_counter()
+    out = _fill(*a, **k)
+    t_fill.append(time.perf_counter() - t)
+    return out
+pyflwdir.dem.fill_depressions = _timed_fill
 dem, r0, c0 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 with rasterio.open(dem) as ds:
     z = ds.read(1)
     xres, yres = abs(ds.transform.a), abs(ds.transform.e)
 t_read = time.perf_counter() - t0
 t = time.perf_counter()
-d8, depth = F._d8_with_sinks(z, np.zeros(z.shape, bool), xres, yres)
+d8, depth = R.d8_with_sinks(z, np.zeros(z.shape, bool), xres, yres)
 t_d8 = time.perf_counter() - t
 t = time.perf_counter()
 rr, cc = np.meshgrid(np.arange(r0, r0 + 400, 20), np.arange(c0, c0 + 400, 20))
 starts = (rr * z.shape[1] + cc).ravel().astype(np.int64)
-dr, dc = K.code_offsets()
-cells, offsets = K.trace_paths(d8.ravel(), z.shape[1], starts, np.zeros(z.size, bool),
-                               402.0, dr, dc, xres, yres)
+cells, offsets = R.trace_paths(d8.ravel(), z.shape[1], starts, np.zeros(z.size, bool),
+                               402.0, xres, yres)
 t_trace = time.perf_counter() - t
 rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"t_call": time.perf_counter() - t0, "read": t_read, "fill_d8_flats": t_d8,
-                  "trace": t_trace, "rss_mb": rss_mb, "cells": int(z.size)}))
+                  "fill": t_fill[0], "trace": t_trace, "rss_mb": rss_mb, "cells": int(z.size)}))
 """
 
 WBW_CHILD = r"""
@@ -276,8 +283,9 @@ def main() -> None:
                 )
             print(row("georeview read + fill + D8 + flats + trace", m["t_call"], m_rss, a))
             print(
-                f"  breakdown: read {m['read']:.2f} s, fill + D8 + flats"
-                f" {m['fill_d8_flats']:.2f} s, 400 traces {m['trace']:.3f} s"
+                f"  breakdown: imports + read {m['read']:.2f} s, fill + D8 + flats"
+                f" {m['fill_d8_flats']:.2f} s (of which pyflwdir's fill {m['fill']:.2f} s),"
+                f" 400 traces {m['trace']:.3f} s"
             )
         print(f"(best of {args.repeat} runs, each in a fresh process; peak RSS = max over runs)")
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import numpy as np
 import pytest
 
 from georeview.errors import ConfigError
 from georeview.measure import engineering as eng
+from georeview.measure import engineering_inputs
 from georeview.units import SQFT_PER_ACRE
 
 ACRES_250_SQFT = 250 * SQFT_PER_ACRE
@@ -21,7 +24,7 @@ EXAMPLE_2_2 = [
 
 
 def _evaluate(raw, municipality="deerfield", **kw):
-    inputs = eng.parse_sections(raw, "submission.toml")
+    inputs = engineering_inputs.parse_sections(raw, "submission.toml")
     kw.setdefault("disturbed_area_sqft", ACRES_250_SQFT)
     kw.setdefault("site_area_sqft", ACRES_250_SQFT)
     return eng.evaluate(inputs, municipality=municipality, **kw)
@@ -29,22 +32,26 @@ def _evaluate(raw, municipality="deerfield", **kw):
 
 def test_parse_errors_name_the_field():
     with pytest.raises(ConfigError, match=r"soil_loss\.phases\.0\.months"):
-        eng.parse_sections({"soil_loss": {"phases": [{"cover": "bare", "months": -1}]}}, "s.toml")
+        engineering_inputs.parse_sections(
+            {"soil_loss": {"phases": [{"cover": "bare", "months": -1}]}}, "s.toml"
+        )
     with pytest.raises(ConfigError, match="unknown key"):
-        eng.parse_sections({"hydrology": {"tc_pre": 1.0}}, "s.toml")
+        engineering_inputs.parse_sections({"hydrology": {"tc_pre": 1.0}}, "s.toml")
     with pytest.raises(ConfigError, match="c_source"):
-        eng.parse_sections({"soil_loss": {"phases": [{"c_factor": 0.2, "months": 1}]}}, "s.toml")
+        engineering_inputs.parse_sections(
+            {"soil_loss": {"phases": [{"c_factor": 0.2, "months": 1}]}}, "s.toml"
+        )
     with pytest.raises(ConfigError, match="unknown cover"):
-        eng.parse_sections(
+        engineering_inputs.parse_sections(
             {"hydrology": {"existing": [{"cover": "lawn", "hsg": "B", "acres": 1}]}}, "s.toml"
         )
     with pytest.raises(ConfigError, match="rainfall_source"):
-        eng.parse_sections({"hydrology": {"rainfall_in": {"2yr": 2.9}}}, "s.toml")
+        engineering_inputs.parse_sections({"hydrology": {"rainfall_in": {"2yr": 2.9}}}, "s.toml")
     with pytest.raises(ConfigError, match=r"basins\.0\.kind"):
-        eng.parse_sections({"basins": [{"id": "x", "kind": "pond"}]}, "s.toml")
+        engineering_inputs.parse_sections({"basins": [{"id": "x", "kind": "pond"}]}, "s.toml")
     # Strict types: a string is not a number.
     with pytest.raises(ConfigError, match="pump_rate_gpm"):
-        eng.parse_sections({"dewatering": {"pump_rate_gpm": "300"}}, "s.toml")
+        engineering_inputs.parse_sections({"dewatering": {"pump_rate_gpm": "300"}}, "s.toml")
 
 
 def test_example_4_1_peak_through_the_stage():
@@ -170,9 +177,7 @@ def test_soil_loss_phase_dates():
     """A phase given by dates lasts end - start days: 2025-06-01 to 2025-07-01 = 30 days."""
     raw = {
         "soil_loss": {
-            "phases": [
-                {"cover": "bare", "start": eng.dt.date(2025, 6, 1), "end": eng.dt.date(2025, 7, 1)}
-            ],
+            "phases": [{"cover": "bare", "start": dt.date(2025, 6, 1), "end": dt.date(2025, 7, 1)}],
             "k_factor": 0.3,
             "k_factor_source": "t",
             "slope_segments": [{"length_ft": 72.6, "slope_pct": 9}],

@@ -258,7 +258,7 @@ def test_flat_cells_take_the_shortest_way_to_the_spill_cell():
     (row 6, 4 m, on the grid's edge): every flat cell drains to the notch, along a path of
     octile length max(dr, dc) + (sqrt 2 - 1) min(dr, dc) (the shortest 8-neighbour path,
     hand-worked: no diagonal drift), and the cells of the notch's row flow due east."""
-    from georeview.measure.flow import _d8_with_sinks
+    from georeview.measure.flow_routing import d8_with_sinks as _d8_with_sinks
 
     z = np.full((15, 19), 10.0, dtype=np.float32)
     z[1:-1, 1:-1] = 5.0
@@ -280,7 +280,7 @@ def test_flat_cells_take_the_shortest_way_to_the_spill_cell():
 def test_flat_drains_towards_the_nearer_of_two_spill_cells():
     """A 1 x 21 flat corridor with a drop at each end: the cells west of the middle drain
     west, those east of it drain east (the middle cell, equidistant, goes either way)."""
-    from georeview.measure.flow import _d8_with_sinks
+    from georeview.measure.flow_routing import d8_with_sinks as _d8_with_sinks
 
     z = np.full((3, 23), 10.0, dtype=np.float32)
     z[1, 1:22] = 5.0
@@ -299,7 +299,7 @@ def test_filled_surface_matches_pyflwdir_on_plainfield(plainfield):
     from pyflwdir.dem import fill_depressions
     from scipy.ndimage import binary_erosion
 
-    from georeview.measure.flow import _d8_with_sinks
+    from georeview.measure.flow_routing import d8_with_sinks as _d8_with_sinks
 
     with rasterio.open(plainfield["dem"]) as ds:
         z = ds.read(1, masked=True).filled(np.nan).astype(np.float32)
@@ -322,7 +322,8 @@ def test_filled_surface_matches_pyflwdir_on_plainfield(plainfield):
 def test_contributing_cells_on_a_plane():
     """On a plane sloping east, each cell of a 3 x 4 site drains the site cells west of it
     in its row and itself: counts 1, 2, 3, 4 by column (hand-worked)."""
-    from georeview.measure.flow import _contributing_cells, _d8_with_sinks
+    from georeview.measure.flow_routing import contributing_cells as _contributing_cells
+    from georeview.measure.flow_routing import d8_with_sinks as _d8_with_sinks
 
     _rows, cols = np.indices((8, 10), dtype=np.float32)
     d8, _ = _d8_with_sinks(50.0 - 0.1 * cols, np.zeros((8, 10), bool), 1.0, 1.0)

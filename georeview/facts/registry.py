@@ -87,7 +87,7 @@ def _plan_keys() -> tuple[str, ...]:
 def _storms() -> tuple[str, ...]:
     from typing import get_args
 
-    from georeview.measure.engineering import StormKey
+    from georeview.measure.engineering_inputs import StormKey
 
     return tuple(get_args(StormKey))
 

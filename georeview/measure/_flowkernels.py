@@ -158,6 +158,36 @@ def d8_flats(
 
 
 @njit(cache=True, nogil=True)
+def flood_seeds(fp: np.ndarray, outlet: np.ndarray) -> np.ndarray:
+    """Linear indices of the priority flood's seeds on a framed grid.
+
+    The valid cells with a nodata neighbour (the frame makes the data's edge one), and the
+    *outlet* cells, in raster order.
+    """
+    rows, cols = fp.shape
+    ff = fp.ravel()
+    of = outlet.ravel()
+    off = _offsets(cols)
+    out = np.empty(1024, dtype=np.int64)
+    n = 0
+    for i in range(cols + 1, (rows - 1) * cols - 1):
+        if np.isnan(ff[i]):
+            continue
+        seed = of[i]
+        if not seed:
+            for k in range(8):
+                if np.isnan(ff[i + off[k]]):
+                    seed = True
+                    break
+        if seed:
+            if n == out.size:
+                out = _grow(out)
+            out[n] = i
+            n += 1
+    return out[:n].copy()
+
+
+@njit(cache=True, nogil=True)
 def _steps(xres: float, yres: float) -> np.ndarray:
     """Length of the step to each neighbour (float32)."""
     step = np.empty(8, dtype=np.float32)
@@ -399,6 +429,7 @@ def warm_up() -> None:
     # a filled pit: a flat of 2 m draining south over the edge cell at 2 m
     filled[1:-1, 1:-1] = np.array([[3, 3, 3], [3, 2, 3], [3, 2, 3]], dtype=np.float32)
     outlet = np.zeros(filled.shape, dtype=np.bool_)
+    flood_seeds(filled, outlet)
     code = d8_flats(filled, outlet, 1.0, 1.0, threads=1)
     dr, dc = code_offsets()
     flat_code = code.ravel()

@@ -13,7 +13,8 @@ Before filling, mapped streams, water bodies and wetlands are *burned in as sink
 (lowered below every other cell and seeded as outlets, as DESIGN §1 asks): a trace ends where
 it meets them and a kettle lake below its basin's rim is not filled over. A path *meets* a
 mapped feature when it enters a cell whose centre lies within 1.5 cells of the feature, so a
-stream that the DEM's own channel misses by a cell still counts.
+stream that the DEM's own channel misses by a cell still counts
+(:mod:`georeview.measure.flow_features`; the routing is :mod:`georeview.measure.flow_routing`).
 
 The DEM window is the site's bounds grown by the trace length and a margin. Because the
 filled surface of a depression can depend on what lies beyond the window, the window is
@@ -32,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from georeview.errors import CoverageError, InputError, LimitError
+from georeview.measure import flow_routing as routing
+from georeview.measure.flow_features import FeatureLayer, features_in_dem_crs, rasterize_features
 from georeview.terrain import DemWindow, geometry_to_crs, read_dem_window
 from georeview.units import M_PER_FT
 
@@ -43,9 +46,6 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["DischargePoint", "DownstreamResult", "trace_downstream"]
 
-
-#: Mapped features count within this many cells of the path.
-_MEET_BUFFER_CELLS = 1.5
 
 #: How many times the window may be doubled before giving up on window independence.
 _MAX_GROWTH = 3
@@ -134,159 +134,6 @@ class DownstreamResult:
         }
 
 
-# --------------------------------------------------------------------------- features
-
-
-def _feature_label(value: Any, fid: Any, kind: str) -> str:
-    """Name of a feature, or ``<kind> <id>`` when it has none."""
-    if value is not None and not (isinstance(value, float) and math.isnan(value)):
-        text = str(value).strip()
-        if text and text.lower() not in {"nan", "none", "null", "unnamed"}:
-            return text
-    return f"{kind} {fid}"
-
-
-def _features_in_dem_crs(
-    layers: list[tuple[gpd.GeoDataFrame, str | None, str | None, str]],
-    win: DemWindow,
-) -> tuple[list[Any], list[str]]:
-    """Reproject the mapped features into the DEM CRS, clipped to the window; label them."""
-    import shapely
-
-    rows, cols = win.elev.shape
-    tf = win.transform
-    xmin, ymax = tf.c, tf.f
-    xmax, ymin = tf.c + tf.a * cols, tf.f + tf.e * rows
-    pad = 2 * max(win.xres, win.yres)
-    frame = shapely.box(xmin - pad, ymin - pad, xmax + pad, ymax + pad)
-    geoms: list[Any] = []
-    labels: list[str] = []
-    for gdf, name_field, id_field, kind in layers:
-        if gdf is None or len(gdf) == 0:
-            continue
-        if gdf.crs is None:
-            raise InputError(f"the {kind} layer has no CRS")
-        local = gdf.to_crs(win.crs)
-        geo = np.asarray(local.geometry.values, dtype=object)
-        keep = ~(shapely.is_missing(geo) | shapely.is_empty(geo))
-        geo = shapely.make_valid(geo[keep])
-        sub = local[keep]
-        hit = shapely.intersects(geo, frame)
-        names = sub[name_field] if name_field and name_field in sub.columns else None
-        ids = sub[id_field] if id_field and id_field in sub.columns else sub.index
-        for i in np.flatnonzero(hit):
-            g = geo[i].intersection(frame)
-            if g.is_empty:
-                continue
-            name = None if names is None else names.iloc[i]
-            geoms.append(g)
-            labels.append(_feature_label(name, ids[i], kind))
-    return geoms, labels
-
-
-def _rasterize_features(geoms: list[Any], win: DemWindow) -> tuple[np.ndarray, np.ndarray]:
-    """Return (sink mask, meet codes): burned cells and 1-based feature codes of meet cells."""
-    from rasterio.features import rasterize
-
-    shape = win.elev.shape
-    if not geoms:
-        return np.zeros(shape, bool), np.zeros(shape, np.int32)
-    sink = rasterize(
-        ((g, 1) for g in geoms),
-        out_shape=shape,
-        transform=win.transform,
-        all_touched=True,
-        dtype="uint8",
-    ).astype(bool)
-    buf = _MEET_BUFFER_CELLS * max(win.xres, win.yres)
-    # Later shapes overwrite earlier ones; draw in reverse so the first listed wins.
-    order = range(len(geoms) - 1, -1, -1)
-    meet = rasterize(
-        ((geoms[i].buffer(buf), i + 1) for i in order),
-        out_shape=shape,
-        transform=win.transform,
-        all_touched=False,
-        dtype="int32",
-    )
-    # a burned cell always meets its feature (it may lie beyond the buffer's centres rule)
-    miss = sink & (meet == 0)
-    if miss.any():
-        touched = rasterize(
-            ((geoms[i], i + 1) for i in order),
-            out_shape=shape,
-            transform=win.transform,
-            all_touched=True,
-            dtype="int32",
-        )
-        meet[miss] = touched[miss]
-    return sink, meet
-
-
-# --------------------------------------------------------------------------- routing
-
-
-def _d8_with_sinks(
-    elev: np.ndarray, sink: np.ndarray, xres: float, yres: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Burn sinks, fill depressions and return (D8 array, fill depth).
-
-    pyflwdir's priority flood (:func:`pyflwdir.dem.fill_depressions`, Wang & Liu 2006),
-    seeded at the data's edge and the burned sinks, fills every depression to its spill
-    level; then cells with a lower neighbour on the filled surface take the
-    steepest-descent direction (drop / distance), and the cells of flats and filled
-    depressions flow along the shortest path over their flat to the nearest cell of the
-    same height that drains (:func:`georeview.measure._flowkernels.d8_flats`, after Barnes
-    et al. 2014). Outlets without a lower neighbour (the burned sinks, low cells of the
-    data's edge) stay pits (code 0). Codes follow pyflwdir's (ESRI) D8 convention.
-    """
-    from pyflwdir.dem import fill_depressions
-
-    from georeview.measure import _flowkernels as kernels
-
-    rows, cols = elev.shape
-    z = elev.astype(np.float32, copy=True)
-    valid = np.isfinite(z)
-    burn = sink & valid
-    if burn.any():
-        z[burn] = np.float32(np.nanmin(z) - 1.0)
-    # the flood starts at every valid cell with a nodata (or outside) neighbour, and the sinks
-    vp = np.pad(valid, 1, constant_values=False)
-    interior = np.ones_like(valid)
-    for dr in (0, 1, 2):
-        for dc in (0, 1, 2):
-            interior &= vp[dr : dr + rows, dc : dc + cols]
-    seeds = np.flatnonzero((valid & ~interior) | burn)
-    filled, _ = fill_depressions(z, idxs_pit=seeds, nodata=np.float32(np.nan))
-    # a one-cell frame of nodata all round: the kernels then need no bounds checks
-    fp = np.full((rows + 2, cols + 2), np.nan, dtype=np.float32)
-    fp[1:-1, 1:-1] = np.where(valid, filled, np.float32(np.nan))
-    outlet = np.zeros(fp.shape, dtype=bool)
-    outlet[1:-1, 1:-1] = burn
-    code = kernels.d8_flats(fp, outlet, float(xres), float(yres))
-    depth = fp[1:-1, 1:-1] - z
-    depth[~valid] = 0.0
-    return np.ascontiguousarray(code[1:-1, 1:-1]), depth
-
-
-def _downstream(code_flat: np.ndarray, idx: np.ndarray, ncol: int) -> np.ndarray:
-    """Linear index of the cell each of *idx* flows to (itself for a pit)."""
-    from georeview.measure import _flowkernels as kernels
-
-    dr, dc = kernels.code_offsets()
-    c = code_flat[idx]
-    return idx + dr[c] * ncol + dc[c]
-
-
-def _warm_kernels() -> None:
-    """Load the numba kernels (numba's start-up, about 0.5 s) while the DEM is being read."""
-    try:
-        from georeview.measure import _flowkernels as kernels
-
-        kernels.warm_up()
-    except Exception:  # the main thread imports the kernels again and reports it
-        logger.debug("numba warm-up failed", exc_info=True)
-
-
 def _step_lengths(path: np.ndarray, ncol: int, xres: float, yres: float) -> np.ndarray:
     """Cumulative path length (CRS units) at each cell of a linear-index path."""
     r, c = np.divmod(path.astype(np.int64), ncol)
@@ -342,82 +189,37 @@ def _classify(
     return _Trace(idx0, path, False, None, 0, grow, False)
 
 
-def _filled_regions(depth: np.ndarray, win: DemWindow) -> tuple[np.ndarray, set[int]]:
-    """Label filled depressions; return labels and those touching an inner window side."""
-    from georeview.measure import _flowkernels as kernels
-
-    labels = kernels.label8(depth > 0)
-    top, bottom, left, right = win.touches_raster_edge
-    sides = []
-    if not top:
-        sides.append(labels[0, :])
-    if not bottom:
-        sides.append(labels[-1, :])
-    if not left:
-        sides.append(labels[:, 0])
-    if not right:
-        sides.append(labels[:, -1])
-    touching: set[int] = set()
-    for s in sides:
-        touching.update(int(v) for v in np.unique(s) if v > 0)
-    return labels, touching
-
-
-def _site_cells(site_local: BaseGeometry, win: DemWindow) -> np.ndarray:
-    """Cells of the site: centres inside, or every touched cell for a tiny site."""
-    from rasterio.features import geometry_mask
-
-    shape = win.elev.shape
-    inside = geometry_mask([site_local], out_shape=shape, transform=win.transform, invert=True)
-    if not inside.any():
-        inside = geometry_mask(
-            [site_local], out_shape=shape, transform=win.transform, invert=True, all_touched=True
-        )
-    return inside & np.isfinite(win.elev)
-
-
 def _route(
     win: DemWindow,
     site_local: BaseGeometry,
-    layers: list[tuple[gpd.GeoDataFrame, str | None, str | None, str]],
+    layers: list[FeatureLayer],
     length_ft: float,
     warm: threading.Thread | None = None,
-) -> tuple[list[_Trace], np.ndarray, np.ndarray, list[str], bool]:
-    """Route flow on one window; return traces, site mask, contributing cells, labels, grow."""
-    geoms, labels = _features_in_dem_crs(layers, win)
-    sink, meet = _rasterize_features(geoms, win)
+) -> tuple[list[_Trace], np.ndarray, list[str], bool]:
+    """Route flow on one window; return traces, contributing cells, feature labels, grow."""
+    geoms, labels = features_in_dem_crs(layers, win)
+    sink, meet = rasterize_features(geoms, win)
     if warm is not None:
         warm.join()
-    from georeview.measure import _flowkernels as kernels
-
-    d8, depth = _d8_with_sinks(win.elev, sink, win.xres, win.yres)
+    d8, depth = routing.d8_with_sinks(win.elev, sink, win.xres, win.yres)
     ncol = win.elev.shape[1]
     code_flat = d8.ravel()
-    site = _site_cells(site_local, win)
+    site = routing.site_cells(site_local, win)
     if not site.any():
         raise CoverageError("the DEM has no data inside the site", path=win.path)
     site_flat = site.ravel()
     site_idx = np.flatnonzero(site_flat)
-    ds = _downstream(code_flat, site_idx, ncol)
+    ds = routing.downstream(code_flat, site_idx, ncol)
     # discharge: flow leaves the site, or ends inside it on a mapped feature
     leaves = ~site_flat[ds] | (ds == site_idx)
     starts = site_idx[leaves | (meet.ravel()[site_idx] > 0)]
-    contrib = _contributing_cells(d8, site)
-    filled_labels, edge_touch = _filled_regions(depth, win)
+    contrib = routing.contributing_cells(d8, site)
+    filled_labels, edge_touch = routing.filled_regions(depth, win)
     # numba trace: stops at a meet cell, a pit, or before passing max_length (CRS units);
     # the path is cut at length_ft afterwards
     max_len = length_ft * M_PER_FT / win.h_m_per_unit + 2 * max(win.xres, win.yres)
-    dr, dc = kernels.code_offsets()
-    cells, offsets = kernels.trace_paths(
-        code_flat,
-        ncol,
-        starts.astype(np.int64),
-        (meet > 0).ravel(),
-        float(max_len),
-        dr,
-        dc,
-        float(win.xres),
-        float(win.yres),
+    cells, offsets = routing.trace_paths(
+        code_flat, ncol, starts, meet > 0, max_len, win.xres, win.yres
     )
     meet_flat, filled_flat = meet.ravel(), filled_labels.ravel()
     traces = [
@@ -434,23 +236,7 @@ def _route(
         for k, i in enumerate(starts)
     ]
     grow = any(t.grow for t in traces)
-    return traces, site, contrib, labels, grow
-
-
-def _contributing_cells(d8: np.ndarray, site: np.ndarray) -> np.ndarray:
-    """Count the site cells draining through each site cell (on the site's bounding box)."""
-    from georeview.measure import _flowkernels as kernels
-
-    rows = np.flatnonzero(site.any(axis=1))
-    cols = np.flatnonzero(site.any(axis=0))
-    r0, r1, c0, c1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
-    sub_site = np.ascontiguousarray(site[r0:r1, c0:c1])
-    sub_code = np.ascontiguousarray(d8[r0:r1, c0:c1])
-    dr, dc = kernels.code_offsets()
-    acc = kernels.accumulate_inside(sub_code.ravel(), c1 - c0, sub_site.ravel(), dr, dc)
-    out = np.zeros(site.shape, dtype=np.float64)
-    out[r0:r1, c0:c1] = acc.reshape(sub_site.shape)
-    return out
+    return traces, contrib, labels, grow
 
 
 def trace_downstream(
@@ -524,10 +310,9 @@ def trace_downstream(
         (wetlands, None, wetland_id_field, "wetland"),
     ]
     margin = float(margin_ft)
-    # numba's start-up overlaps reading the DEM and rasterising the features (GDAL and
-    # shapely release the GIL); the kernels are needed only once the window is ready
-    warm = threading.Thread(target=_warm_kernels, name="georeview-numba-warm-up", daemon=True)
-    warm.start()
+    # pyflwdir's and numba's start-up overlaps reading the DEM and rasterising the features
+    # (GDAL and shapely release the GIL); the kernels are needed only once the window is ready
+    warm = routing.start_warm_up()
     for attempt in range(_MAX_GROWTH + 1):
         try:
             grown = read_dem_window(
@@ -554,7 +339,7 @@ def trace_downstream(
             return DownstreamResult(None, None, None, reason=reason, length_ft=length_ft)
         try:
             site_local = geometry_to_crs(site_geom, site_crs, win.crs)
-            traces, site, contrib, labels, grow = _route(win, site_local, layers, length_ft, warm)
+            traces, contrib, labels, grow = _route(win, site_local, layers, length_ft, warm)
         except CoverageError as exc:
             logger.info("downstream trace needs more data: %s", exc)
             return DownstreamResult(None, None, None, reason=str(exc), length_ft=length_ft)
@@ -564,12 +349,11 @@ def trace_downstream(
             "downstream trace: window grown (attempt %d), margin %.0f ft", attempt + 1, margin
         )
         margin = 2.0 * margin + length_ft
-    return _summarise(traces, site, contrib, labels, win, length_ft, working_crs, max_points)
+    return _summarise(traces, contrib, labels, win, length_ft, working_crs, max_points)
 
 
 def _summarise(
     traces: list[_Trace],
-    site: np.ndarray,
     contrib: np.ndarray,
     labels: list[str],
     win: DemWindow,
@@ -578,11 +362,6 @@ def _summarise(
     max_points: int,
 ) -> DownstreamResult:
     """Turn the traces into the reported result."""
-    import geopandas as gpd
-    from shapely import LineString, MultiLineString, Point
-
-    cell_sqft = win.cell_area_sqft()
-    ncol = win.elev.shape[1]
     if not traces:
         return DownstreamResult(
             None, None, None, reason="no discharge point found on the DEM", length_ft=length_ft
@@ -591,27 +370,69 @@ def _summarise(
     order = sorted(
         range(len(traces)), key=lambda k: (-flat_contrib[traces[k].start], traces[k].start)
     )
+    best, reaches, dist, feature, reason = _answer(traces, order, labels, win, length_ft)
+    shown = order[:max_points]
+    if best is not None and best not in shown:
+        shown.append(best)
+    points, path = _discharge_geometry(traces, shown, flat_contrib, labels, win, working_crs)
+    logger.info(
+        "downstream trace from %d discharge cells: reaches=%s distance_ft=%s feature=%s",
+        len(traces),
+        reaches,
+        dist,
+        feature,
+    )
+    return DownstreamResult(
+        reaches_water_within_quarter_mile=reaches,
+        distance_ft=dist,
+        receiving_feature=feature,
+        discharge_points=points,
+        path=path,
+        reason=reason,
+        length_ft=length_ft,
+    )
+
+
+def _answer(
+    traces: list[_Trace], order: list[int], labels: list[str], win: DemWindow, length_ft: float
+) -> tuple[int | None, bool | None, float | None, str | None, str | None]:
+    """The site's answer: (trace giving it, reaches, distance_ft, feature, reason).
+
+    The shortest path that meets a feature answers yes; failing that, a path that leaves
+    the data before the length leaves the answer unknown; otherwise no.
+    """
     reach_ft = {
         k: d for k in order if traces[k].reaches and (d := traces[k].distance_ft) is not None
     }
     best = min(reach_ft, key=reach_ft.__getitem__) if reach_ft else None
-    uncovered = [k for k in order if traces[k].uncovered]
     if best is not None:
         t = traces[best]
-        reaches, dist, feature, reason = True, t.distance_ft, labels[t.feature_code - 1], None
-    elif uncovered:
-        k = uncovered[0]
-        r, c = divmod(int(traces[k].cells[-1]), ncol)
-        reaches, dist, feature = None, None, None
+        return best, True, t.distance_ft, labels[t.feature_code - 1], None
+    uncovered = [k for k in order if traces[k].uncovered]
+    if uncovered:
+        r, c = divmod(int(traces[uncovered[0]].cells[-1]), win.elev.shape[1])
         reason = (
             f"the DEM {win.path} does not cover the flow path: it leaves the DEM or its data"
             f" at row {win.row_off + r}, column {win.col_off + c}, before {length_ft:.0f} ft"
         )
-    else:
-        reaches, dist, feature, reason = False, None, None, None
-    shown = order[:max_points]
-    if best is not None and best not in shown:
-        shown.append(best)
+        return None, None, None, None, reason
+    return None, False, None, None, None
+
+
+def _discharge_geometry(
+    traces: list[_Trace],
+    shown: list[int],
+    flat_contrib: np.ndarray,
+    labels: list[str],
+    win: DemWindow,
+    working_crs: Any,
+) -> tuple[tuple[DischargePoint, ...], BaseGeometry | None]:
+    """The *shown* traces' discharge points and paths (a MultiLineString) in *working_crs*."""
+    import geopandas as gpd
+    from shapely import LineString, MultiLineString, Point
+
+    cell_sqft = win.cell_area_sqft()
+    ncol = win.elev.shape[1]
     tf = win.transform
     pts, lines = [], []
     for k in shown:
@@ -638,19 +459,4 @@ def _summarise(
     path = None
     if lines:
         path = gpd.GeoSeries([MultiLineString(lines)], crs=win.crs).to_crs(working_crs).iloc[0]
-    logger.info(
-        "downstream trace from %d discharge cells: reaches=%s distance_ft=%s feature=%s",
-        len(traces),
-        reaches,
-        dist,
-        feature,
-    )
-    return DownstreamResult(
-        reaches_water_within_quarter_mile=reaches,
-        distance_ft=dist,
-        receiving_feature=feature,
-        discharge_points=points,
-        path=path,
-        reason=reason,
-        length_ft=length_ft,
-    )
+    return points, path

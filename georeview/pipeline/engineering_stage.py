@@ -56,10 +56,10 @@ def engineering_stage(
     soils: gpd.GeoDataFrame | None,
 ) -> Any:
     """USLE, TR-55 and basin sizing (georeview.measure.engineering) for one submission."""
-    from georeview.measure import engineering
+    from georeview.measure import engineering, engineering_inputs
 
     cfg = sub.config
-    inputs = engineering.parse_sections(
+    inputs = engineering_inputs.parse_sections(
         {
             "soil_loss": cfg.soil_loss,
             "hydrology": cfg.hydrology,

@@ -1,0 +1,263 @@
+"""Runoff measure: TR-55 peak flows before, during and after development.
+
+Composite curve numbers from the submission's cover tables (with the soils layer's
+hydrologic soil groups for ``hsg = "from_soils"``), times of concentration declared or
+computed from flow paths, the design rainfall of the municipality or the submission, then
+TR-55's graphical peak discharge (:mod:`georeview.hydrology`) per storm and condition, and
+the declared routed outflows where the plan describes detention.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from georeview import hydrology as hy
+from georeview.errors import InputError
+from georeview.measure.engineering_criteria import Criteria
+from georeview.measure.engineering_inputs import CoverPart, FlowSegmentSpec, HydrologySpec
+from georeview.measure.erosion import SoilRow
+
+Values = dict[str, float | None]
+Reasons = dict[str, str | None]
+
+
+def design_rainfall_in(municipality: str) -> tuple[dict[str, float], str, bool]:
+    """Return configured 24-hour design depths ``{"2yr": in, ...}``, their source, confirmed."""
+    from georeview.ordinances import table
+
+    entry = table(municipality, "rainfall")
+    confirmed = entry.get("status") == "confirmed"
+    depths = {k: float(v) for k, v in entry.get("depths_in", {}).items()} if confirmed else {}
+    return depths, entry.get("source", ""), confirmed
+
+
+def rainfall_depths_in(
+    hyd: HydrologySpec, municipality: str
+) -> tuple[dict[str, float], dict[str, str | None], str, str]:
+    """Design depths used: the submission's ``rainfall_in`` over the municipality's table.
+
+    Returns ``(depths_in, source of each, the table's source, the reason a missing storm
+    gets)``.
+    """
+    config_depths, config_source, _confirmed = design_rainfall_in(municipality)
+    depths: dict[str, float] = dict(config_depths)
+    depths.update({str(k): float(v) for k, v in hyd.rainfall_in.items()})
+    sources = {k: (hyd.rainfall_source if k in hyd.rainfall_in else config_source) for k in depths}
+    rain_reason = (
+        f"24-hour design rainfall unconfirmed ({config_source}); pass hydrology.rainfall_in"
+    )
+    return depths, sources, config_source, rain_reason
+
+
+def hsg_shares(soils: Sequence[SoilRow] | None) -> dict[str, float] | None:
+    """Area share of each hydrologic soil group in *soils* (None without any group)."""
+    if not soils:
+        return None
+    totals: dict[str, float] = {}
+    for area, hsg, _k in soils:
+        if hsg is None or float(area) <= 0:
+            continue
+        try:
+            g = hy.normalize_hsg(hsg)
+        except InputError:
+            continue
+        totals[g] = totals.get(g, 0.0) + float(area)
+    total = sum(totals.values())
+    return {g: a / total for g, a in totals.items()} if total > 0 else None
+
+
+def _composite(
+    parts: Sequence[CoverPart],
+    area_acres: float,
+    shares: dict[str, float] | None,
+    label: str,
+    warnings: list[str],
+) -> tuple[float | None, str | None]:
+    if not parts:
+        return None, f"no {label} cover table declared (hydrology.{label})"
+    rows: list[tuple[float, str, str]] = []
+    for part in parts:
+        acres = part.acres if part.acres is not None else float(part.fraction or 0) * area_acres
+        if part.hsg == "from_soils":
+            if shares is None:
+                return None, (
+                    f"hydrology.{label} uses hsg = 'from_soils' but the soils layer "
+                    "gives no hydrologic soil group"
+                )
+            rows.extend((acres * share, part.cover, g) for g, share in shares.items())
+        else:
+            rows.append((acres, part.cover, part.hsg))
+    covered = sum(a for a, _c, _h in rows)
+    if covered > 0 and abs(covered - area_acres) > 0.05 * area_acres:
+        warnings.append(
+            f"the {label} cover table covers {covered:.2f} ac of a {area_acres:.2f} ac "
+            "drainage area"
+        )
+    try:
+        # TR-55 worksheet 2 rounds the weighted CN to a whole number ("Use CN = ...").
+        return float(round(hy.composite_cn(rows))), None
+    except InputError as exc:
+        return None, f"hydrology.{label}: {exc.message}"
+
+
+def _tc(
+    declared: float | None, path: Sequence[FlowSegmentSpec], p2: float | None, label: str
+) -> tuple[float | None, str | None]:
+    if declared is not None:
+        return declared, None
+    if not path:
+        return None, f"no time of concentration for {label} conditions (tc_{label}_hr or flow path)"
+    try:
+        return hy.tc_hr([seg.segment(p2) for seg in path]), None
+    except InputError as exc:
+        return None, f"flow path ({label}): {exc.message}"
+
+
+def curve_numbers_and_tc(
+    hyd: HydrologySpec,
+    area_acres: float,
+    shares: dict[str, float] | None,
+    p2_in: float | None,
+    crit: Criteria,
+    warnings: list[str],
+) -> tuple[Values, Reasons, Values, Reasons]:
+    """Composite curve numbers and times of concentration before, during and after development.
+
+    Returns ``(cn, cn_reason, tc, tc_reason)`` keyed ``pre``, ``post`` and ``construction``
+    (construction takes the proposed cover and flow path when none is declared).
+    """
+    cn: dict[str, float | None] = {}
+    cn_reason: dict[str, str | None] = {}
+    cn["pre"], cn_reason["pre"] = _composite(hyd.existing, area_acres, shares, "existing", warnings)
+    cn["post"], cn_reason["post"] = _composite(
+        hyd.proposed, area_acres, shares, "proposed", warnings
+    )
+    if hyd.construction:
+        cn["construction"], cn_reason["construction"] = _composite(
+            hyd.construction, area_acres, shares, "construction", warnings
+        )
+    else:
+        cn["construction"], cn_reason["construction"] = cn["post"], cn_reason["post"]
+        if cn["post"] is not None and crit.basin_storm:
+            warnings.append(
+                f"no hydrology.construction cover table: the {crit.basin_storm} peak for "
+                f"sediment basins ({crit.basin_citation}, 'during development conditions') uses "
+                "the proposed cover"
+            )
+    p2 = p2_in
+    tc: dict[str, float | None] = {}
+    tc_reason: dict[str, str | None] = {}
+    tc["pre"], tc_reason["pre"] = _tc(hyd.tc_pre_hr, hyd.flow_path_pre, p2, "pre")
+    tc["post"], tc_reason["post"] = _tc(hyd.tc_post_hr, hyd.flow_path_post, p2, "post")
+    if hyd.tc_construction_hr is not None:
+        tc["construction"], tc_reason["construction"] = hyd.tc_construction_hr, None
+    else:
+        tc["construction"], tc_reason["construction"] = tc["post"], tc_reason["post"]
+
+    return cn, cn_reason, tc, tc_reason
+
+
+def routed_outflow(
+    hyd: HydrologySpec,
+    peaks: dict[str, dict[str, float | None]],
+    reasons: dict[str, dict[str, str | None]],
+    warnings: list[str],
+) -> None:
+    """Add the declared routed outflows; with detention and no routing, the peak is unknown."""
+    routed = {str(k): float(v) for k, v in hyd.routed_peak_cfs.items()}
+    for key, q in routed.items():
+        if key in peaks:
+            # What leaves the site after the controls: what a peak-rate standard compares.
+            peaks[key]["post_routed"] = q
+            reasons[key]["post_routed"] = None
+    if hyd.detention:
+        unrouted = [s for s in peaks if s not in routed]
+        for key in unrouted:
+            peaks[key]["post_routed"] = None
+            reasons[key]["post_routed"] = (
+                f"the plan describes detention ({hyd.detention}): the peak leaving the site is "
+                "its routed outflow, which TR-55 does not compute; give routed_peak_cfs"
+            )
+        if unrouted:
+            warnings.append(
+                f"Detention described ({hyd.detention}) without a routed outflow for the "
+                f"{', '.join(unrouted)} storm(s): TR-55's unrouted post-development peak is not "
+                "compared as the peak leaving the site."
+            )
+
+
+@dataclass
+class Peaks:
+    """TR-55 peaks of one drainage area, computed per storm and condition when asked.
+
+    Attributes
+    ----------
+    area_sqmi : float
+        Drainage area, sq mi.
+    depths_in : dict
+        24-hour design depth of each storm, in.
+    rain_reason : str
+        Why a storm without a depth has no peak.
+    cn, cn_reason, tc, tc_reason : dict
+        From :func:`curve_numbers_and_tc`, keyed by condition.
+    pond_swamp_pct : float
+        Pond and swamp area, percent (TR-55's Fp adjustment).
+    warnings : list of str
+        Appended to with TR-55's warnings of each peak computed.
+    details : list of dict
+        One per peak computed: P, CN, Tc, area and TR-55's intermediate values.
+    """
+
+    area_sqmi: float
+    depths_in: dict[str, float]
+    rain_reason: str
+    cn: Values
+    cn_reason: Reasons
+    tc: Values
+    tc_reason: Reasons
+    pond_swamp_pct: float
+    warnings: list[str]
+    details: list[dict[str, Any]] = field(default_factory=list)
+
+    def __call__(self, storm: str, cond: str) -> tuple[float | None, str | None]:
+        """Peak of *storm* under condition *cond* (cfs), or None and the reason."""
+        reason = self.cn_reason[cond] or self.tc_reason[cond]
+        if storm not in self.depths_in:
+            reason = self.rain_reason if reason is None else f"{self.rain_reason}; {reason}"
+        if reason:
+            return None, reason
+        c, t_hr = self.cn[cond], self.tc[cond]
+        if c is None or t_hr is None:  # a reason was given above whenever either is missing
+            return None, f"the {storm} {cond} peak needs a curve number and a time of concentration"
+        p_in = self.depths_in[storm]
+        try:
+            res = hy.peak_discharge(self.area_sqmi, c, t_hr, p_in, self.pond_swamp_pct)
+        except InputError as exc:
+            return None, f"TR-55 cannot compute the {storm} {cond} peak: {exc.message}"
+        self.details.append(
+            {
+                "storm": storm,
+                "condition": cond,
+                "p_in": p_in,
+                "cn": c,
+                "tc_hr": t_hr,
+                "area_sqmi": self.area_sqmi,
+                **res.to_dict(),
+            }
+        )
+        self.warnings.extend(f"{storm} {cond}: {w}" for w in res.warnings)
+        return res.qp_cfs, None
+
+    def table(
+        self, storms: Sequence[str]
+    ) -> tuple[dict[str, dict[str, float | None]], dict[str, dict[str, str | None]]]:
+        """Pre- and post-development peaks of each of *storms*, and the reason of each None."""
+        peaks: dict[str, dict[str, float | None]] = {}
+        reasons: dict[str, dict[str, str | None]] = {}
+        for storm in dict.fromkeys(storms):
+            peaks[storm], reasons[storm] = {}, {}
+            for cond in ("pre", "post"):
+                peaks[storm][cond], reasons[storm][cond] = self(storm, cond)
+        return peaks, reasons
