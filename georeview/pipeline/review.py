@@ -83,6 +83,12 @@ def review(
     if layers is None:
         folder, _ = resolve_layers(submission_dir, layers_dir)
         layers = load_layers(folder)
+    if with_terrain and layers.config.dem is not None:
+        # pyflwdir's import (with scipy and numba) is most of a first trace's start-up:
+        # begun here, it overlaps reading the submission and the layers around the site
+        from georeview.measure.flow_routing import start_warm_up
+
+        start_warm_up()
     crs = to_crs(layers.config.working_crs, path=layers.folder / "layers.toml")
     sub = _load_matching(submission_dir, layers, crs)
     ordinance = load_ordinance(layers.config.municipality)
