@@ -38,6 +38,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _CONFIG_NAME = "calendar.toml"
+#: Where the shared holiday data lives, for messages.
+_DATA_PATH = f"georeview/data/{_CONFIG_NAME}"
 _SATURDAY = 5
 _SUNDAY = 6
 _FACTS = (
@@ -56,6 +58,15 @@ _HOURS_PER_DAY = 24
 def _config() -> dict[str, Any]:
     """Load ``georeview/data/calendar.toml`` once (it is read-only package data)."""
     return package_data(_CONFIG_NAME)
+
+
+def _entry(table: str, key: str, what: str) -> dict[str, Any]:
+    """Entry ``key`` of table ``table`` of the shared ``calendar.toml``, or a ConfigError."""
+    entries = _config()[table]
+    if key not in entries:
+        raise ConfigError(f"unknown {what} {key!r}", path=_DATA_PATH, field=table)
+    entry: dict[str, Any] = entries[key]
+    return entry
 
 
 def municipality_calendar(name: str) -> dict[str, Any]:
@@ -86,14 +97,7 @@ def _nth_weekday(year: int, month: int, weekday: int, n: int) -> dt.date:
 
 def _holiday_date(holiday_id: str, year: int) -> dt.date | None:
     """Return the (unshifted) date of a configured holiday in a year, or None if none that year."""
-    table = _config()["holidays"]
-    if holiday_id not in table:
-        raise ConfigError(
-            f"unknown holiday id {holiday_id!r}",
-            path=f"georeview/data/{_CONFIG_NAME}",
-            field="holidays",
-        )
-    spec = table[holiday_id]
+    spec = _entry("holidays", holiday_id, "holiday id")
     rule = spec["rule"]
     if rule == "fixed":
         return dt.date(year, spec["month"], spec["day"])
@@ -110,7 +114,7 @@ def _holiday_date(holiday_id: str, year: int) -> dt.date | None:
         return start + dt.timedelta(days=(spec["weekday"] - start.weekday()) % 7)
     raise ConfigError(
         f"unknown holiday rule {rule!r}",
-        path=f"georeview/data/{_CONFIG_NAME}",
+        path=_DATA_PATH,
         field=f"holidays.{holiday_id}.rule",
     )
 
@@ -184,14 +188,7 @@ def legal_holidays(year: int, holiday_set: str = "wisconsin_legal") -> Mapping[d
         Both the statutory date and, where it falls on a Sunday, the succeeding Monday (the
         observed day under § 995.20), mapped to the holiday name.
     """
-    sets = _config()["holiday_sets"]
-    if holiday_set not in sets:
-        raise ConfigError(
-            f"unknown holiday set {holiday_set!r}",
-            path=f"georeview/data/{_CONFIG_NAME}",
-            field="holiday_sets",
-        )
-    spec = sets[holiday_set]
+    spec = _entry("holiday_sets", holiday_set, "holiday set")
     ids = list(spec["holidays"])
     out = _observed(ids, year, spec["saturday_shift_days"], spec["sunday_shift_days"])
     out.update(_observed(ids, year, 0, 0))  # the statutory day itself stays a legal holiday
@@ -214,6 +211,12 @@ def is_business_day(day: dt.date, municipality: str) -> bool:
         False on Saturdays, Sundays and the municipality's observed office closures.
     """
     return day.weekday() < _SATURDAY and day not in closures(municipality, day.year)
+
+
+def _check_count(value: object, field: str) -> None:
+    """Refuse a count of days that is not a non-negative integer (a bool is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(f"{field} must be a non-negative integer, got {value!r}", field=field)
 
 
 def _as_date(value: object, field: str) -> dt.date:
@@ -252,17 +255,7 @@ def add_business_days(start: dt.date, n: int, municipality: str) -> dt.date:
     georeview.errors.InputError
         ``n`` negative or not an integer, or ``start`` not a date.
     """
-    start = _as_date(start, "start")
-    municipality_calendar(municipality)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise InputError(f"n must be a non-negative integer, got {n!r}", field="n")
-    day = start
-    counted = 0
-    while counted < n:
-        day += dt.timedelta(days=1)
-        if is_business_day(day, municipality):
-            counted += 1
-    return day
+    return _count_business_days(_as_date(start, "start"), n, municipality, step_days=1)
 
 
 def subtract_business_days(end: dt.date, n: int, municipality: str) -> dt.date:
@@ -278,14 +271,18 @@ def subtract_business_days(end: dt.date, n: int, municipality: str) -> dt.date:
     georeview.errors.InputError
         ``n`` negative or not an integer, or ``end`` not a date.
     """
-    end = _as_date(end, "end")
+    return _count_business_days(_as_date(end, "end"), n, municipality, step_days=-1)
+
+
+def _count_business_days(start: dt.date, n: int, municipality: str, *, step_days: int) -> dt.date:
+    """Step from ``start`` (excluded) a day at a time until ``n`` business days are counted."""
     municipality_calendar(municipality)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise InputError(f"n must be a non-negative integer, got {n!r}", field="n")
-    day = end
+    _check_count(n, "n")
+    day = start
     counted = 0
-    while counted < n:
-        day -= dt.timedelta(days=1)
+    step = dt.timedelta(days=step_days)
+    while counted < n:  # days of a permit period, a few dozen: not a loop over cells
+        day += step
         if is_business_day(day, municipality):
             counted += 1
     return day
@@ -330,8 +327,7 @@ def add_calendar_days(
         ``start + n`` days, extended when asked.
     """
     start = _as_date(start, "start")
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise InputError(f"n must be a non-negative integer, got {n!r}", field="n")
+    _check_count(n, "n")
     day = start + dt.timedelta(days=n)
     if extend_last_day:
         if municipality is None:
@@ -387,9 +383,82 @@ class Deadline:
         }
 
 
+#: What a deadline computer returns: the date, how it was counted, and the basis; or
+#: ``None`` for the date with, as the rule, the fact it still needs.
+_Counted = tuple[dt.date | None, str, str]
+
+
+def _business_days(
+    spec: Mapping[str, Any], municipality: str, start: dt.date, basis: str
+) -> _Counted:
+    """``days`` business days after (or, with ``before``, before) the event."""
+    mspec = municipality_calendar(municipality)
+    before = spec.get("before", False)
+    count = subtract_business_days if before else add_business_days
+    date = count(start, spec["days"], municipality)
+    way = "before" if before else "after"
+    rule = f"{spec['days']} {mspec['day_kind']}s {way} {start.isoformat()}"
+    basis = f"{basis} Counting per {mspec['definition_citation']}. {mspec['assumed']}"
+    return date, rule, basis
+
+
+def _hours(spec: Mapping[str, Any], municipality: str, start: dt.date, basis: str) -> _Counted:
+    """``hours`` after the event, a whole number of days: by the same clock time."""
+    hours = spec["hours"]
+    if hours % _HOURS_PER_DAY:
+        raise ConfigError(
+            f"hours must be a whole number of days, got {hours}",
+            path=f"georeview/ordinances/{municipality}/{_CONFIG_NAME}",
+            field=f"deadlines.{spec['id']}.hours",
+        )
+    date = start + dt.timedelta(days=hours // _HOURS_PER_DAY)
+    rule = (
+        f"{hours} hours after the event on {start.isoformat()}: by the same clock time "
+        f"on {date.isoformat()}"
+    )
+    return date, rule, basis
+
+
+def _calendar_days(
+    spec: Mapping[str, Any],
+    municipality: str,
+    start: dt.date,
+    basis: str,
+    facts: Mapping[str, Any],
+) -> _Counted:
+    """``days`` calendar days (or a longer fact's), plus extensions, the last day extended."""
+    mspec = municipality_calendar(municipality)
+    days = spec["days"]
+    rule = f"{days} days after {start.isoformat()}"
+    extra = spec.get("at_least_fact")
+    if extra is not None and facts.get(extra) is not None and facts[extra] > days:
+        days = int(facts[extra])
+        rule = f"{days} days ({extra.replace('_', ' ')}) after {start.isoformat()}"
+    elif extra is not None and facts.get(extra) is None:
+        # "whichever is longer": without the other term the longer is unknown
+        return (
+            None,
+            f"needs {extra}",
+            f"{basis} Not computed: {extra.replace('_', ' ')} not given, so which "
+            "term is the longer is unknown.",
+        )
+    days += spec.get("plus_days", 0)
+    if spec.get("plus_days"):
+        rule += f", plus {spec['plus_days']} days of extensions"
+    extend = spec.get("extend_last_day", mspec.get("extend_last_day", False))
+    nominal = add_calendar_days(start, days)
+    date = add_calendar_days(start, days, municipality=municipality, extend_last_day=extend)
+    if date != nominal:
+        cite = mspec.get("last_day_citation")
+        rule += (
+            f"; {nominal.isoformat()} is a Sunday or legal holiday, so the last day is the "
+            "next secular day" + (f" ({cite})" if cite else "")
+        )
+    return date, rule, basis
+
+
 def _deadline(spec: Mapping[str, Any], municipality: str, facts: Mapping[str, Any]) -> Deadline:
     """Compute one configured deadline from the facts."""
-    mspec = municipality_calendar(municipality)
     start = facts.get(spec["from"])
     common = {"id": spec["id"], "name": spec["name"], "citation": spec["citation"]}
     if start is None:
@@ -401,62 +470,19 @@ def _deadline(spec: Mapping[str, Any], municipality: str, facts: Mapping[str, An
         )
     kind = spec["kind"]
     basis = spec["basis"]
-    if kind == "business_days" and spec.get("before", False):
-        date = subtract_business_days(start, spec["days"], municipality)
-        rule = f"{spec['days']} {mspec['day_kind']}s before {start.isoformat()}"
-        basis = f"{basis} Counting per {mspec['definition_citation']}. {mspec['assumed']}"
-    elif kind == "business_days":
-        date = add_business_days(start, spec["days"], municipality)
-        rule = f"{spec['days']} {mspec['day_kind']}s after {start.isoformat()}"
-        basis = f"{basis} Counting per {mspec['definition_citation']}. {mspec['assumed']}"
+    if kind == "business_days":
+        date, rule, basis = _business_days(spec, municipality, start, basis)
     elif kind == "hours":
-        hours = spec["hours"]
-        if hours % _HOURS_PER_DAY:
-            raise ConfigError(
-                f"hours must be a whole number of days, got {hours}",
-                path=f"georeview/ordinances/{municipality}/{_CONFIG_NAME}",
-                field=f"deadlines.{spec['id']}.hours",
-            )
-        date = start + dt.timedelta(days=hours // _HOURS_PER_DAY)
-        rule = (
-            f"{hours} hours after the event on {start.isoformat()}: by the same clock time "
-            f"on {date.isoformat()}"
-        )
+        date, rule, basis = _hours(spec, municipality, start, basis)
     elif kind == "calendar_days":
-        days = spec["days"]
-        rule = f"{days} days after {start.isoformat()}"
-        extra = spec.get("at_least_fact")
-        if extra is not None and facts.get(extra) is not None and facts[extra] > days:
-            days = int(facts[extra])
-            rule = f"{days} days ({extra.replace('_', ' ')}) after {start.isoformat()}"
-        elif extra is not None and facts.get(extra) is None:
-            # "whichever is longer": without the other term the longer is unknown
-            return Deadline(
-                **common,
-                date=None,
-                rule=f"needs {extra}",
-                basis=f"{basis} Not computed: {extra.replace('_', ' ')} not given, so which "
-                "term is the longer is unknown.",
-            )
-        days += spec.get("plus_days", 0)
-        if spec.get("plus_days"):
-            rule += f", plus {spec['plus_days']} days of extensions"
-        extend = spec.get("extend_last_day", mspec.get("extend_last_day", False))
-        nominal = add_calendar_days(start, days)
-        date = add_calendar_days(start, days, municipality=municipality, extend_last_day=extend)
-        if date != nominal:
-            cite = mspec.get("last_day_citation")
-            rule += (
-                f"; {nominal.isoformat()} is a Sunday or legal holiday, so the last day is the "
-                "next secular day" + (f" ({cite})" if cite else "")
-            )
+        date, rule, basis = _calendar_days(spec, municipality, start, basis, facts)
     elif kind == "years":
         date = _add_years(start, spec["years"])
         rule = f"{spec['years']} year(s) from {start.isoformat()}"
     else:
         raise ConfigError(
             f"unknown deadline kind {kind!r}",
-            path=f"georeview/data/{_CONFIG_NAME}",
+            path=_DATA_PATH,
             field=f"municipalities.{municipality}.deadlines.{spec['id']}",
         )
     return Deadline(**common, date=date, rule=rule, basis=basis)
@@ -514,15 +540,8 @@ def deadlines(
         raise InputError(
             f"category must be 'major', 'minor' or None, got {category!r}", field="category"
         )
-    if building_permit_days is not None and (
-        isinstance(building_permit_days, bool)
-        or not isinstance(building_permit_days, int)
-        or building_permit_days < 0
-    ):
-        raise InputError(
-            f"building_permit_days must be a non-negative integer, got {building_permit_days!r}",
-            field="building_permit_days",
-        )
+    if building_permit_days is not None:
+        _check_count(building_permit_days, "building_permit_days")
     facts: dict[str, Any] = {"building_permit_days": building_permit_days}
     values = (
         application_date,

@@ -498,9 +498,34 @@ def roads_layer(rows: list[tuple[str, str, list[tuple[float, float]]]], prefix: 
 DEERFIELD_GRID = Grid(589000.0, 280400.0, 601400.0, 292800.0, 10.0)
 
 
+def creek_and_ditch(
+    creek_name: str,
+    creek_points: list[tuple[float, float]],
+    creek_z: tuple[float, float],
+    joins_at: tuple[float, float],
+    ditch_points: list[tuple[float, float]],
+    ditch_tip: tuple[float, float],
+) -> list[Stream]:
+    """A smoothed creek and a ditch that ends on it, at the creek point nearest ``joins_at``.
+
+    The ditch's smoothed line stops ``ditch_tip`` (dx, dy metres) short of the junction and
+    then meets it exactly, so the flowlines are connected as NHD's are.
+    """
+    creek = smooth_line(creek_points)
+    junction = creek.interpolate(creek.project(Point(*joins_at)))
+    tip = (junction.x + ditch_tip[0], junction.y + ditch_tip[1])
+    ditch = smooth_line([*ditch_points, tip], 3)
+    ditch = LineString([*ditch.coords, (junction.x, junction.y)])
+    return [
+        Stream(creek_name, creek, creek_z[0], creek_z[1], 460, 46006),
+        Stream("Synthetic Drainage Ditch", ditch, 0.0, 0.0, 336, 33600),
+    ]
+
+
 def deerfield_streams() -> list[Stream]:
     """Synthetic Creek (NW to SE through the south of the village) and a ditch joining it."""
-    creek = smooth_line(
+    return creek_and_ditch(
+        "Synthetic Creek",
         [
             (587000, 290600),
             (590500, 289300),
@@ -514,33 +539,45 @@ def deerfield_streams() -> list[Stream]:
             (599300, 281400),
             (600300, 280200),
             (602500, 278500),
-        ]
+        ],
+        (277.0, 256.0),
+        (597900, 283800),
+        [(600500, 287600), (599600, 286600), (598700, 285200)],
+        (60, 160),
     )
-    junction = creek.interpolate(creek.project(Point(597900, 283800)))
-    ditch = smooth_line(
-        [(600500, 287600), (599600, 286600), (598700, 285200), (junction.x + 60, junction.y + 160)],
-        3,
-    )
-    ditch = LineString([*ditch.coords, (junction.x, junction.y)])
-    return [
-        Stream("Synthetic Creek", creek, 277.0, 256.0, 460, 46006),
-        Stream("Synthetic Drainage Ditch", ditch, 0.0, 0.0, 336, 33600),
-    ]
 
 
-def make_deerfield(data: Path, out: Path) -> None:
-    """Write layers/deerfield/* (real boundaries + synthetic layers)."""
-    out.mkdir(parents=True, exist_ok=True)
-    munis = gpd.read_file(data / "wi_dane" / "dane_county_munis.geojson")
-    munis["geometry"] = shapely.make_valid(np.asarray(munis.geometry.values))
-    is_village = (munis["MCD_NAME"] == "Deerfield") & (munis["CTV"] == "V")
-    write_gpkg(munis[is_village], out / "boundary.gpkg", "boundary")
-    write_gpkg(munis[~is_village], out / "neighbors.gpkg", "neighbors")
+#: Deerfield's roads: name, MTFCC class, vertices (EPSG:3071 metres).
+DEERFIELD_ROADS = [
+    (
+        "Main St",
+        "S1200",
+        [(589000, 286900), (593000, 286950), (597500, 287050), (601400, 287150)],
+    ),
+    (
+        "Mill Rd",
+        "S1400",
+        [(595050, 280400), (595100, 284000), (595150, 288600), (595200, 292800)],
+    ),
+    ("Drumlin Dr", "S1400", [(594700, 287900), (596600, 288000)]),
+    ("Creekside Ln", "S1400", [(594300, 285900), (595000, 285300), (596300, 284700)]),
+    ("County Hwy O", "S1200", [(591600, 280400), (591700, 292800)]),
+    ("Town Line Rd", "S1400", [(589000, 283700), (601400, 283850)]),
+    ("Kettle Rd", "S1400", [(595150, 289800), (599000, 289900)]),
+]
+#: The kettle pond in the town north-east of the village.
+DEERFIELD_POND = Point(597700.0, 290200.0)
 
-    grid = DEERFIELD_GRID
-    rng = np.random.default_rng(20250117)
+
+def deerfield_terrain(
+    grid: Grid, rng: np.random.Generator, creek: Stream, ditch: Stream
+) -> tuple[np.ndarray, ...]:
+    """The DEM (metres) with its creek valley, drumlin, ditch and kettle pond.
+
+    Returns z, the creek's profile, the distance to and along the creek, the pond's
+    level and the pond's cells.
+    """
     xs, ys = grid.centres()
-    creek, ditch = deerfield_streams()
     dist, along = line_fields(creek.line, xs, ys)
     prof = profile(creek, along)
     fade = smoothstep((dist - 120.0) / 600.0)
@@ -559,9 +596,42 @@ def make_deerfield(data: Path, out: Path) -> None:
     # the creek channel, about 1.5 m deep
     z = z - 1.5 * np.exp(-((dist / 12.0) ** 2))
 
-    # a kettle pond in the town north-east of the village
-    pond_centre = Point(597700.0, 290200.0)
-    z, pond_z, pond_mask = kettle(z, xs, ys, pond_centre, 95.0, 0.07)
+    z, pond_z, pond_mask = kettle(z, xs, ys, DEERFIELD_POND, 95.0, 0.07)
+    return z, prof, dist, along, pond_z, pond_mask
+
+
+def deerfield_wetlands(
+    grid: Grid, creek: Stream, hand: np.ndarray, dist: np.ndarray, along: np.ndarray
+) -> gpd.GeoDataFrame:
+    """Three stretches of the creek bottom (one crosses the village), the pond fringe."""
+    xs, ys = grid.centres()
+    s_frac = along / creek.line.length
+    creek_wet = (hand < 0.9) & (dist < 250.0)
+    stretch = (
+        ((s_frac > 0.12) & (s_frac < 0.22)) * 1
+        + ((s_frac > 0.40) & (s_frac < 0.50)) * 1
+        + ((s_frac > 0.70) & (s_frac < 0.78)) * 2
+    )
+    pond_r = np.hypot(xs - DEERFIELD_POND.x, ys - DEERFIELD_POND.y)
+    fringe = (pond_r > 95.0) & (pond_r < 135.0)
+    codes = np.where(fringe, 3, stretch)
+    wet_mask = (creek_wet & (stretch > 0)) | fringe
+    return wetland_layer(wet_mask, codes, grid, county=13, prefix="WWI13S")
+
+
+def make_deerfield(data: Path, out: Path) -> None:
+    """Write layers/deerfield/* (real boundaries + synthetic layers)."""
+    out.mkdir(parents=True, exist_ok=True)
+    munis = gpd.read_file(data / "wi_dane" / "dane_county_munis.geojson")
+    munis["geometry"] = shapely.make_valid(np.asarray(munis.geometry.values))
+    is_village = (munis["MCD_NAME"] == "Deerfield") & (munis["CTV"] == "V")
+    write_gpkg(munis[is_village], out / "boundary.gpkg", "boundary")
+    write_gpkg(munis[~is_village], out / "neighbors.gpkg", "neighbors")
+
+    grid = DEERFIELD_GRID
+    rng = np.random.default_rng(20250117)
+    creek, ditch = deerfield_streams()
+    z, prof, dist, along, pond_z, pond_mask = deerfield_terrain(grid, rng, creek, ditch)
     write_dem(
         z,
         grid,
@@ -572,24 +642,11 @@ def make_deerfield(data: Path, out: Path) -> None:
 
     hand = z - prof  # height above the creek
     clip = box(grid.xmin, grid.ymin, grid.xmax, grid.ymax)
-
-    # wetlands: three stretches of the creek bottom (one crosses the village), the pond fringe
-    s_frac = along / creek.line.length
-    creek_wet = (hand < 0.9) & (dist < 250.0)
-    stretch = (
-        ((s_frac > 0.12) & (s_frac < 0.22)) * 1
-        + ((s_frac > 0.40) & (s_frac < 0.50)) * 1
-        + ((s_frac > 0.70) & (s_frac < 0.78)) * 2
-    )
-    pond_r = np.hypot(xs - pond_centre.x, ys - pond_centre.y)
-    fringe = (pond_r > 95.0) & (pond_r < 135.0)
-    codes = np.where(fringe, 3, stretch)
-    wet_mask = (creek_wet & (stretch > 0)) | fringe
-    wetlands = wetland_layer(wet_mask, codes, grid, county=13, prefix="WWI13S")
+    wetlands = deerfield_wetlands(grid, creek, hand, dist, along)
     write_gpkg(wetlands, out / "wetlands.gpkg", "wetlands")
 
     # hydrography: NHDFlowline + NHDWaterbody layers in one GeoPackage
-    pond_poly = Point(pond_centre).buffer(95.0, 64)
+    pond_poly = Point(DEERFIELD_POND).buffer(95.0, 64)
     marsh = wetlands[wetlands["WETCODE"] == "T3K"].geometry.union_all()
     hydro = flowlines([creek, ditch], "07090001", clip)
     write_gpkg(hydro, out / "hydrography.gpkg", "NHDFlowline")
@@ -629,26 +686,7 @@ def make_deerfield(data: Path, out: Path) -> None:
     )
     write_gpkg(soils, out / "soils.gpkg", "soilmu_a")
 
-    roads = roads_layer(
-        [
-            (
-                "Main St",
-                "S1200",
-                [(589000, 286900), (593000, 286950), (597500, 287050), (601400, 287150)],
-            ),
-            (
-                "Mill Rd",
-                "S1400",
-                [(595050, 280400), (595100, 284000), (595150, 288600), (595200, 292800)],
-            ),
-            ("Drumlin Dr", "S1400", [(594700, 287900), (596600, 288000)]),
-            ("Creekside Ln", "S1400", [(594300, 285900), (595000, 285300), (596300, 284700)]),
-            ("County Hwy O", "S1200", [(591600, 280400), (591700, 292800)]),
-            ("Town Line Rd", "S1400", [(589000, 283700), (601400, 283850)]),
-            ("Kettle Rd", "S1400", [(595150, 289800), (599000, 289900)]),
-        ],
-        "1105",
-    )
+    roads = roads_layer(DEERFIELD_ROADS, "1105")
     write_gpkg(roads, out / "roads.gpkg", "roads")
 
 
@@ -731,7 +769,8 @@ def somers_municipalities(
 
 def somers_streams() -> list[Stream]:
     """Synthetic Pike River tributary (west to east, into Lake Michigan) and a ditch."""
-    creek = smooth_line(
+    return creek_and_ditch(
+        "Synthetic Pike River tributary",
         [
             (684000, 239700),
             (686500, 239650),
@@ -744,29 +783,31 @@ def somers_streams() -> list[Stream]:
             (698300, 240600),
             (699300, 240650),
             (701500, 240700),
-        ]
+        ],
+        (0.0, 0.0),
+        (693200, 240500),
+        [(693600, 245200), (693500, 243600), (693250, 241800)],
+        (20, 200),
     )
-    junction = creek.interpolate(creek.project(Point(693200, 240500)))
-    ditch = smooth_line(
-        [(693600, 245200), (693500, 243600), (693250, 241800), (junction.x + 20, junction.y + 200)],
-        3,
-    )
-    ditch = LineString([*ditch.coords, (junction.x, junction.y)])
-    return [
-        Stream("Synthetic Pike River tributary", creek, 0.0, 0.0, 460, 46006),
-        Stream("Synthetic Drainage Ditch", ditch, 0.0, 0.0, 336, 33600),
-    ]
 
 
-def make_somers(data: Path, out: Path) -> None:
-    """Write layers/somers/* (approximate boundaries + synthetic layers; DEM in feet)."""
-    out.mkdir(parents=True, exist_ok=True)
-    boundary, neighbors, land = somers_municipalities(data)
-    write_gpkg(boundary, out / "boundary.gpkg", "boundary")
-    write_gpkg(neighbors, out / "neighbors.gpkg", "neighbors")
+#: Somers' roads: name, MTFCC class, vertices (EPSG:3071 metres).
+SOMERS_ROADS = [
+    ("State Hwy 31", "S1200", [(692000, 235500), (691900, 249000)]),
+    ("County Rd E", "S1200", [(686000, 241500), (698300, 241650)]),
+    ("Lakeshore Dr", "S1400", [(697600, 237000), (697900, 241000), (698700, 246000)]),
+    ("7 Mile Rd", "S1400", [(686000, 243700), (698900, 243850)]),
+    ("Meadow Ln", "S1400", [(694500, 241650), (694600, 245000)]),
+    ("Paris Line Rd", "S1400", [(688600, 235500), (688450, 249000)]),
+]
+#: Lake Michigan's level in the Somers DEM (feet).
+SOMERS_LAKE_FT = 579.0
 
-    grid = SOMERS_GRID
-    rng = np.random.default_rng(20250118)
+
+def somers_lake(
+    grid: Grid, land: shapely.Geometry
+) -> tuple[shapely.Geometry, shapely.Geometry, np.ndarray, np.ndarray]:
+    """The grid's box, the open lake in it, the lake's cells and each cell's distance to shore."""
     xs, ys = grid.centres()
     clip = box(grid.xmin, grid.ymin, grid.xmax, grid.ymax)
     lake = clip.difference(land)
@@ -775,9 +816,25 @@ def make_somers(data: Path, out: Path) -> None:
     shapely.prepare(lake)
     in_lake = shapely.contains_xy(lake, xs.ravel(), ys.ravel()).reshape(xs.shape)
     d_shore = shapely.distance(lake.boundary, pts).reshape(xs.shape)
-    lake_ft = 579.0
+    return clip, lake, in_lake, d_shore
 
-    creek, ditch = somers_streams()
+
+def somers_terrain(
+    grid: Grid,
+    rng: np.random.Generator,
+    lake: shapely.Geometry,
+    in_lake: np.ndarray,
+    d_shore: np.ndarray,
+    creek: Stream,
+    ditch: Stream,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """The DEM (feet): a plain above a lake bluff, the creek valley and the ditch.
+
+    Returns z, the creek's profile, the distance to and along the creek, and where along
+    it the creek meets the lake.
+    """
+    xs, ys = grid.centres()
+    lake_ft = SOMERS_LAKE_FT
     # the creek's profile: 662 ft in the west to the lake at the shore (beyond: lake level)
     crossings = creek.line.intersection(lake.boundary)
     mouth = min(creek.line.project(p) for p in getattr(crossings, "geoms", [crossings]))
@@ -785,7 +842,6 @@ def make_somers(data: Path, out: Path) -> None:
     creek_prof = np.where(
         along < mouth, 662.0 + (lake_ft + 2.0 - 662.0) * along / mouth, lake_ft + 2.0
     )
-    creek = Stream(creek.name, creek.line, 662.0, lake_ft + 2.0, 460, 46006)
 
     relief = noise(rng, dist.shape, [(80.0, 6.0), (25.0, 2.5), (6.0, 0.6)])
     plain = (
@@ -803,9 +859,49 @@ def make_somers(data: Path, out: Path) -> None:
         )
     )
     z = cut_ditch(z, grid, ditch.line, xs, ys, 4.0, jz, 0.4)
-    d_dist, d_along = line_fields(ditch.line, xs, ys)
     z = z - 4.0 * np.exp(-((dist / 12.0) ** 2)) * (~in_lake)
     z = np.where(in_lake, lake_ft, z)
+    return z, creek_prof, dist, along, mouth
+
+
+def somers_wetlands(
+    grid: Grid,
+    ditch: Stream,
+    hand: np.ndarray,
+    dist: np.ndarray,
+    s_frac: np.ndarray,
+    in_lake: np.ndarray,
+) -> gpd.GeoDataFrame:
+    """Two stretches of the creek bottom and a stretch along the ditch."""
+    xs, ys = grid.centres()
+    d_dist, d_along = line_fields(ditch.line, xs, ys)
+    creek_wet = (hand < 3.0) & (dist < 250.0) & ~in_lake
+    stretch = ((s_frac > 0.30) & (s_frac < 0.42)) * 1 + ((s_frac > 0.55) & (s_frac < 0.62)) * 2
+    dd_wet = (
+        (d_dist < 60.0)
+        & (d_along > 0.25 * ditch.line.length)
+        & (d_along < 0.55 * ditch.line.length)
+    )
+    codes = np.where(dd_wet, 1, stretch)
+    wet_mask = (creek_wet & (stretch > 0)) | dd_wet
+    return wetland_layer(wet_mask, codes, grid, county=30, prefix="WWI30S")
+
+
+def make_somers(data: Path, out: Path) -> None:
+    """Write layers/somers/* (approximate boundaries + synthetic layers; DEM in feet)."""
+    out.mkdir(parents=True, exist_ok=True)
+    boundary, neighbors, land = somers_municipalities(data)
+    write_gpkg(boundary, out / "boundary.gpkg", "boundary")
+    write_gpkg(neighbors, out / "neighbors.gpkg", "neighbors")
+
+    grid = SOMERS_GRID
+    rng = np.random.default_rng(20250118)
+    clip, lake, in_lake, d_shore = somers_lake(grid, land)
+    creek, ditch = somers_streams()
+    z, creek_prof, dist, along, mouth = somers_terrain(
+        grid, rng, lake, in_lake, d_shore, creek, ditch
+    )
+    creek = Stream(creek.name, creek.line, 662.0, SOMERS_LAKE_FT + 2.0, 460, 46006)
     write_dem(
         z,
         grid,
@@ -816,17 +912,7 @@ def make_somers(data: Path, out: Path) -> None:
     )
 
     hand = np.where(in_lake, 0.0, z - creek_prof)
-    s_frac = along / mouth
-    creek_wet = (hand < 3.0) & (dist < 250.0) & ~in_lake
-    stretch = ((s_frac > 0.30) & (s_frac < 0.42)) * 1 + ((s_frac > 0.55) & (s_frac < 0.62)) * 2
-    dd_wet = (
-        (d_dist < 60.0)
-        & (d_along > 0.25 * ditch.line.length)
-        & (d_along < 0.55 * ditch.line.length)
-    )
-    codes = np.where(dd_wet, 1, stretch)
-    wet_mask = (creek_wet & (stretch > 0)) | dd_wet
-    wetlands = wetland_layer(wet_mask, codes, grid, county=30, prefix="WWI30S")
+    wetlands = somers_wetlands(grid, ditch, hand, dist, along / mouth, in_lake)
     write_gpkg(wetlands, out / "wetlands.gpkg", "wetlands")
 
     hydro = flowlines([creek, ditch], "04040002", clip.difference(lake))
@@ -865,17 +951,7 @@ def make_somers(data: Path, out: Path) -> None:
     )
     write_gpkg(soils, out / "soils.gpkg", "soilmu_a")
 
-    roads = roads_layer(
-        [
-            ("State Hwy 31", "S1200", [(692000, 235500), (691900, 249000)]),
-            ("County Rd E", "S1200", [(686000, 241500), (698300, 241650)]),
-            ("Lakeshore Dr", "S1400", [(697600, 237000), (697900, 241000), (698700, 246000)]),
-            ("7 Mile Rd", "S1400", [(686000, 243700), (698900, 243850)]),
-            ("Meadow Ln", "S1400", [(694500, 241650), (694600, 245000)]),
-            ("Paris Line Rd", "S1400", [(688600, 235500), (688450, 249000)]),
-        ],
-        "1105",
-    )
+    roads = roads_layer(SOMERS_ROADS, "1105")
     write_gpkg(roads, out / "roads.gpkg", "roads")
 
 

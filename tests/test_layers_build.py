@@ -24,7 +24,10 @@ from rasterio.windows import Window
 from georeview.cli import main
 from georeview.errors import ConfigError, DataSourceError
 from georeview.load import load_layers
-from georeview.load.build import Download, build_layers, soil_properties, write_vrt
+from georeview.load.build import build_layers
+from georeview.load.dem import write_vrt
+from georeview.load.downloads import Download
+from georeview.load.sources import soil_properties
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "layers" / "deerfield"

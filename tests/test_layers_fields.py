@@ -14,7 +14,8 @@ from _build import DANE, write_dem
 from georeview.config import FloodplainSpec, HydrographySpec
 from georeview.errors import ConfigError
 from georeview.load import load_layers
-from georeview.load.vector import map_fields, nhd_ftype_codes, read_depth_grid
+from georeview.load.depth_grid import read_depth_grid
+from georeview.load.schema import map_fields, nhd_ftype_codes
 from georeview.pipeline.jurisdictions import jurisdictions_for
 
 MUNIS = DANE / "deerfield_area_munis.gpkg"

@@ -70,7 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Run ``georeview layers build``; print what was written."""
     from georeview.errors import ConfigError
-    from georeview.load.build import Download, build_layers
+    from georeview.load.build import build_layers
+    from georeview.load.downloads import Download
 
     def pairs(items: list[str], option: str) -> dict[str, str]:
         out = {}

@@ -84,7 +84,7 @@ from pydantic import Field, StringConstraints, ValidationError, model_validator
 
 from georeview.config import NonNeg, NonNegInt, StrictModel, validation_message
 from georeview.errors import ConfigError
-from georeview.load import submission_file
+from georeview.load.submission import submission_file
 
 if TYPE_CHECKING:
     from georeview.load import LoadedSubmission

@@ -51,8 +51,9 @@ import shapely
 
 from georeview.config import SITE_MAP_FEATURES
 from georeview.errors import ConfigError, GeometryError, InputError
-from georeview.load import VECTOR_SUFFIXES, read_submission_layer, submission_file
-from georeview.load.vector import nhd_ftype_codes
+from georeview.load.schema import nhd_ftype_codes
+from georeview.load.submission import read_submission_layer, submission_file
+from georeview.load.vector import VECTOR_SUFFIXES
 from georeview.units import M_PER_FT
 
 if TYPE_CHECKING:

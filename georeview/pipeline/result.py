@@ -15,7 +15,7 @@ import geopandas as gpd
 
 from georeview import __version__
 from georeview.load import Layers, LoadedSubmission
-from georeview.load.build import layer_inventory
+from georeview.load.inventory import layer_inventory
 from georeview.measure.areas import Areas
 from georeview.measure.jurisdiction import JurisdictionResult, Jurisdictions
 from georeview.rules import Judgement, Ordinance

@@ -1,0 +1,186 @@
+"""What ``georeview layers build`` reads and records: public downloads, provenance, tables.
+
+A :class:`Download` is a file as a planner has it; :func:`read_download` reads it into the
+working CRS; :class:`Built` gathers what the build writes (each layer's GeoPackage, its
+provenance record with the source's checksum, its layers.toml table).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import shapely
+
+from georeview.errors import GeometryError
+from georeview.load.geometry import drop_empty, repair_invalid
+from georeview.load.vector import read_vector
+
+__all__ = [
+    "Built",
+    "Download",
+    "find_column",
+    "keep_clipped",
+    "read_download",
+    "sha256_of",
+    "source_record",
+    "toml_string",
+    "toml_table",
+    "write_gpkg",
+]
+
+
+@dataclass(frozen=True)
+class Download:
+    """One public download given to ``layers build``: a file and the layer in it."""
+
+    path: Path
+    layer: str | None = None
+    vintage: str | None = None
+
+
+def sha256_of(path: Path) -> str:
+    """SHA-256 of a file, or of a folder's files in name order (a File Geodatabase)."""
+    h = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for f in files:
+        with open(f, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()
+
+
+def toml_string(text: str) -> str:
+    """A TOML basic string."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def source_record(d: Download, *, kept: int, read: int, where: str | None = None) -> dict:
+    """The provenance of one download: file, checksum, size, dates, features read and kept."""
+    p = Path(d.path)
+    return {
+        "file": str(p.resolve()),
+        "layer": d.layer,
+        "where": where,
+        "sha256": sha256_of(p),
+        "bytes": sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+        if p.is_dir()
+        else p.stat().st_size,
+        "modified": dt.datetime.fromtimestamp(p.stat().st_mtime, dt.UTC).date().isoformat(),
+        "vintage": d.vintage,
+        "features_read": read,
+        "features_kept": kept,
+    }
+
+
+def read_download(
+    d: Download, label: str, crs: Any, bbox: Any = None, where: str | None = None
+) -> gpd.GeoDataFrame:
+    """Read a download in ``crs``: empty geometries dropped, invalid ones made valid."""
+    g = read_vector(d.path, layer=d.layer, label=label, bbox=bbox, bbox_crs=crs, where=where)
+    g, _ = repair_invalid(drop_empty(g))
+    return g.to_crs(crs)
+
+
+def keep_clipped(
+    g: gpd.GeoDataFrame, kinds: tuple[int, ...], what: str, d: Download, clip: Any
+) -> gpd.GeoDataFrame:
+    """The features of the geometry kinds ``kinds`` (shapely type ids) that meet ``clip``.
+
+    Raises
+    ------
+    GeometryError
+        The download holds features but none of those kinds (``what`` names them).
+    """
+    types = shapely.get_type_id(g.geometry.values)
+    ok = np.isin(types, kinds)
+    if len(g) and not ok.any():
+        raise GeometryError(
+            f"holds no {what} (its geometries are {', '.join(sorted(set(g.geom_type)))})",
+            path=d.path,
+            field=d.layer,
+        )
+    g = g[ok]
+    return g[shapely.intersects(g.geometry.values, clip)]
+
+
+def write_gpkg(gdf: gpd.GeoDataFrame, path: Path, layer: str, append: bool = False) -> None:
+    """Write a layer to a GeoPackage 1.3 (multi-part geometries, as the downloads mix both)."""
+    import pyogrio
+
+    pyogrio.write_dataframe(
+        gdf,
+        path,
+        layer=layer,
+        driver="GPKG",
+        append=append,
+        promote_to_multi=True,
+        dataset_options=None if append else {"VERSION": "1.3"},
+    )
+
+
+def find_column(columns: Any, *names: str) -> str | None:
+    """The first of ``names`` among ``columns``, compared without regard to case."""
+    lower = {str(c).lower(): c for c in columns}
+    return next((lower[n.lower()] for n in names if n.lower() in lower), None)
+
+
+def toml_table(
+    name: str,
+    path: str,
+    layer: Any,
+    d: Download,
+    source: str,
+    *,
+    where: str | None = None,
+    **fields: Any,
+) -> list[str]:
+    """The lines of one layers.toml table (fields left ``None`` are not written)."""
+    lines = [f"[{name}]", f"path = {toml_string(path)}"]
+    if isinstance(layer, (list, tuple)):
+        lines.append("layer = [" + ", ".join(toml_string(x) for x in layer) + "]")
+    elif layer:
+        lines.append(f"layer = {toml_string(layer)}")
+    if where:
+        lines.append(f"where = {toml_string(where)}")
+    lines.append(f"source = {toml_string(f'{source}: {Path(d.path).name}')}")
+    if d.vintage:
+        lines.append(f"vintage = {toml_string(d.vintage)}")
+    lines += [f"{k} = {toml_string(v)}" for k, v in fields.items() if v]
+    return [*lines, ""]
+
+
+@dataclass
+class Built:
+    """What a build has written so far: provenance by layer, and layers.toml lines."""
+
+    out: Path
+    provenance: dict[str, Any] = field(default_factory=dict)
+    toml: list[str] = field(default_factory=list)
+
+    def keep(
+        self,
+        g: gpd.GeoDataFrame,
+        d: Download,
+        file: str,
+        layer: str,
+        *,
+        key: str,
+        append: bool = False,
+    ) -> None:
+        """Write ``g`` as ``layer`` of ``out/file`` and record where it came from as ``key``."""
+        write_gpkg(g, self.out / file, layer, append=append)
+        self.provenance[key] = source_record(d, kept=len(g), read=len(g))
+
+    def table(
+        self, g: gpd.GeoDataFrame, d: Download, name: str, layer: str, source: str, **fields: Any
+    ) -> None:
+        """Keep ``g`` as ``layer`` of ``<name>.gpkg`` and describe it as table ``[name]``."""
+        self.keep(g, d, f"{name}.gpkg", layer, key=name)
+        self.toml += toml_table(name, f"{name}.gpkg", layer, d, source, **fields)
