@@ -145,7 +145,7 @@ def _split_hydrography(
     geoms = np.asarray(hydro.geometry.values, dtype=object)
     types = shapely.get_type_id(geoms)
     if ftype_field in hydro.columns:
-        # codes or NHD's text names ("StreamRiver"): load.vector.map_fields normalises
+        # codes or NHD's text names ("StreamRiver"): load.schema.map_fields normalises
         # layers read through layers.toml, this covers frames built otherwise
         ftype = nhd_ftype_codes(hydro[ftype_field]).to_numpy()
     else:
