@@ -33,11 +33,13 @@ import numpy as np
 
 CHILD = r"""
 import json, resource, sys, time
+STEEP_PCT = 20.0  # the shipped ordinances' steep_slope_pct
 t0 = time.perf_counter()
 mode, dem = sys.argv[1], sys.argv[2]
 import geopandas, rasterio
 from shapely.geometry import box
-from georeview.terrain import contours_ft, steep_slopes
+from georeview.measure.contours import contours_ft
+from georeview.measure.steep import steep_slopes
 t_import = time.perf_counter() - t0
 with rasterio.open(dem) as ds:
     area, crs = box(*ds.bounds), ds.crs.to_wkt()
@@ -62,8 +64,6 @@ print(json.dumps({"t_call": t_call, "t_import": t_import, "rss_mb": rss_mb, **ou
 
 GDAL_CHILD = r"""
 import json, resource, subprocess, sys, time
-
-STEEP_PCT = 20.0  # the shipped ordinances' steep_slope_pct
 t0 = time.perf_counter()
 subprocess.run(sys.argv[1:], check=True)
 t = time.perf_counter() - t0

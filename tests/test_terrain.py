@@ -16,13 +16,10 @@ from rasterio.features import geometry_mask
 from shapely.geometry import box
 
 from georeview.errors import CoverageError, CRSError, DataSourceError, InputError
-from georeview.terrain import (
-    contours_ft,
-    measure_contour_interval_ft,
-    read_dem_window,
-    slope_pct,
-    steep_slopes,
-)
+from georeview.measure.contours import contours_ft, measure_contour_interval_ft
+from georeview.measure.dem import read_dem_window
+from georeview.measure.steep import steep_slopes
+from georeview.terrain import slope_pct
 from georeview.units import M_PER_FT, M_PER_US_FT
 
 #: Somers 17.08(C)(3)(c) "slopes of 20% or more"; Deerfield 31.06(4) compares > 20 %.
@@ -495,14 +492,14 @@ def test_steep_polygons_keep_holes_and_separate_patches():
     import pyproj
     from affine import Affine
 
-    from georeview.terrain import _steep_polygons
+    from georeview.measure.steep_polygons import steep_polygons
 
     mask = np.zeros((14, 20), dtype=np.uint8)
     mask[1:11, 1:11] = 1
     mask[4:8, 4:8] = 0
     mask[2:4, 14:17] = 1
     tf = Affine(1.0, 0.0, 500_000.0, 0.0, -1.0, 300_000.0)
-    gdf = _steep_polygons(mask, tf, pyproj.CRS(3071), 1.0, "EPSG:3071")
+    gdf = steep_polygons(mask, tf, pyproj.CRS(3071), 1.0, "EPSG:3071")
     gdf = gdf.sort_values("area_sqft", ascending=False).reset_index(drop=True)
     assert len(gdf) == 2
     assert len(gdf.geometry.iloc[0].interiors) == 1
