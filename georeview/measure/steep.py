@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -347,6 +347,38 @@ def _check_covers(src: Any, lb: tuple[float, ...], dem_path: object) -> None:
         )
 
 
+def _summarise(stats: list[_StripStats], job: _StripJob, h_m: float) -> SteepSlopeResult:
+    """Add up the strips' statistics (no cell with a slope inside: CoverageError)."""
+    n_valid = sum(st.n_valid for st in stats)
+    if n_valid == 0:
+        raise CoverageError(
+            "no DEM cell inside the disturbed area has a slope value (nodata or DEM edge)",
+            path=job.path,
+        )
+    cell_sqft = cell_area_sqft(job.transform, h_m)
+    n_ge = sum(st.n_ge for st in stats)
+    result = SteepSlopeResult(
+        steep_slope_area_sqft=n_ge * cell_sqft,
+        steep_slope_area_gt_sqft=sum(st.n_gt for st in stats) * cell_sqft,
+        max_slope_pct=max(st.max_pct for st in stats),
+        mean_slope_pct=sum(st.sum_pct for st in stats) / n_valid,
+        n_cells=n_valid,
+        n_nodata_cells=sum(st.n_nan for st in stats),
+        cell_area_sqft=cell_sqft,
+        threshold_pct=job.threshold_pct,
+    )
+    logger.info(
+        "steep slopes in %s: %d of %d cells >= %.0f %% (%.0f sq ft), max %.1f %%",
+        job.path,
+        n_ge,
+        n_valid,
+        job.threshold_pct,
+        result.steep_slope_area_sqft,
+        result.max_slope_pct,
+    )
+    return result
+
+
 def steep_slopes(
     dem_path: object,
     vertical_units: str,
@@ -401,37 +433,10 @@ def steep_slopes(
         lambda src, rows: _strip_stats(job, src, rows),
         list(row_strips(job.n_rows, strip_rows)),
     )
-    n_valid = sum(st.n_valid for st in stats)
-    if n_valid == 0:
-        raise CoverageError(
-            "no DEM cell inside the disturbed area has a slope value (nodata or DEM edge)",
-            path=dem_path,
-        )
-    cell_sqft = cell_area_sqft(job.transform, h_m)
-    polys = None
+    result = _summarise(stats, job, h_m)
     if job.steep_mask is not None:
         from georeview.measure.steep_polygons import steep_polygons
 
         polys = steep_polygons(job.steep_mask, job.transform, crs, h_m, working_crs)
-    n_ge = sum(st.n_ge for st in stats)
-    result = SteepSlopeResult(
-        steep_slope_area_sqft=n_ge * cell_sqft,
-        steep_slope_area_gt_sqft=sum(st.n_gt for st in stats) * cell_sqft,
-        max_slope_pct=max(st.max_pct for st in stats),
-        mean_slope_pct=sum(st.sum_pct for st in stats) / n_valid,
-        n_cells=n_valid,
-        n_nodata_cells=sum(st.n_nan for st in stats),
-        cell_area_sqft=cell_sqft,
-        threshold_pct=threshold_pct,
-        polygons=polys,
-    )
-    logger.info(
-        "steep slopes in %s: %d of %d cells >= %.0f %% (%.0f sq ft), max %.1f %%",
-        dem_path,
-        n_ge,
-        n_valid,
-        threshold_pct,
-        result.steep_slope_area_sqft,
-        result.max_slope_pct,
-    )
+        result = replace(result, polygons=polys)
     return result
