@@ -59,7 +59,7 @@ for _ in range(3):
     res = F.trace_downstream(dem, "m", site, "EPSG:3071", waters=waters,
                              working_crs="EPSG:3071", length_ft=QUARTER_MILE_FT)
     times.append(time.perf_counter() - t)
-from georeview.terrain import read_dem_window
+from georeview.measure.dem import read_dem_window
 t = time.perf_counter()
 win = read_dem_window(dem, "m", site, "EPSG:3071", margin=QUARTER_MILE_FT + 660.0,
                       margin_units="ft")

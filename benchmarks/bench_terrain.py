@@ -5,12 +5,14 @@ folder, then runs each contender in its own process and prints wall time and pea
 memory (``ru_maxrss``) of that process:
 
 - ``gdaldem slope -p`` (the anchor: GDAL's Horn slope, written to a GeoTIFF);
-- ``georeview.terrain.steep_slopes`` over the whole DEM without polygons (slope + >= 20 % /
-  > 20 % areas + max/mean), and with the steep polygons for the map;
+- ``georeview.measure.steep.steep_slopes`` over the whole DEM without polygons (slope +
+  >= 20 % / > 20 % areas + max/mean), and with the steep polygons for the map (a window of
+  more than ``MAP_MAX_CELLS`` = 4M cells, as this one, is drawn on k x k-cell blocks:
+  ``georeview.measure.steep_polygons``; the measured areas are the same);
 - the same two slope runs with the other core kept busy by a spinning process (the
   review's case on a shared 2-core machine);
 - 5 ft contours written to a GeoPackage: ``gdal_contour -i 1.524`` (the anchor; 1.524 m =
-  5 ft, the DEM is in metres) against ``georeview.terrain.contours_ft`` written with
+  5 ft, the DEM is in metres) against ``georeview.measure.contours.contours_ft`` written with
   pyogrio's Arrow path in batches of 20,000 lines;
 - the Python interpreter with georeview's imports only (the floor under georeview's figure).
 
@@ -33,11 +35,13 @@ import numpy as np
 
 CHILD = r"""
 import json, resource, sys, time
+STEEP_PCT = 20.0  # the shipped ordinances' steep_slope_pct
 t0 = time.perf_counter()
 mode, dem = sys.argv[1], sys.argv[2]
 import geopandas, rasterio
 from shapely.geometry import box
-from georeview.terrain import contours_ft, steep_slopes
+from georeview.measure.contours import contours_ft
+from georeview.measure.steep import steep_slopes
 t_import = time.perf_counter() - t0
 with rasterio.open(dem) as ds:
     area, crs = box(*ds.bounds), ds.crs.to_wkt()
@@ -62,8 +66,6 @@ print(json.dumps({"t_call": t_call, "t_import": t_import, "rss_mb": rss_mb, **ou
 
 GDAL_CHILD = r"""
 import json, resource, subprocess, sys, time
-
-STEEP_PCT = 20.0  # the shipped ordinances' steep_slope_pct
 t0 = time.perf_counter()
 subprocess.run(sys.argv[1:], check=True)
 t = time.perf_counter() - t0

@@ -96,7 +96,8 @@ from _build import CENTRAL_SANDS, write_dem, write_submission
 from georeview.cli import main
 from georeview.errors import LimitError
 from georeview.load import read_layer
-from georeview.terrain import read_dem_window, vertical_units_warnings
+from georeview.measure.dem import read_dem_window
+from georeview.measure.vertical_units import vertical_units_warnings
 
 X0, Y0 = 500_000.0, 300_000.0  # EPSG:3071, near Wisconsin Dells (43.17 N, 90.25 W)
 SITE = shapely.box(X0 + 950, Y0 + 950, X0 + 1050, Y0 + 1050)

@@ -340,7 +340,7 @@ def test_steep_slopes_equal_terrain_per_parcel(tmp_path: Path, village_layers: P
     import rasterio
     from affine import Affine
 
-    from georeview.terrain import steep_slopes
+    from georeview.measure.steep import steep_slopes
 
     # a DEM of two planes: 10 % slope west of x = 1000 m, 30 % east of it, 10 m cells
     cols, rows, res = 200, 200, 10.0

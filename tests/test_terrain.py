@@ -16,13 +16,10 @@ from rasterio.features import geometry_mask
 from shapely.geometry import box
 
 from georeview.errors import CoverageError, CRSError, DataSourceError, InputError
-from georeview.terrain import (
-    contours_ft,
-    measure_contour_interval_ft,
-    read_dem_window,
-    slope_pct,
-    steep_slopes,
-)
+from georeview.measure.contours import contours_ft, measure_contour_interval_ft
+from georeview.measure.dem import read_dem_window
+from georeview.measure.steep import steep_slopes
+from georeview.terrain import slope_pct
 from georeview.units import M_PER_FT, M_PER_US_FT
 
 #: Somers 17.08(C)(3)(c) "slopes of 20% or more"; Deerfield 31.06(4) compares > 20 %.
@@ -495,16 +492,124 @@ def test_steep_polygons_keep_holes_and_separate_patches():
     import pyproj
     from affine import Affine
 
-    from georeview.terrain import _steep_polygons
+    from georeview.measure.steep_polygons import steep_polygons
 
     mask = np.zeros((14, 20), dtype=np.uint8)
     mask[1:11, 1:11] = 1
     mask[4:8, 4:8] = 0
     mask[2:4, 14:17] = 1
     tf = Affine(1.0, 0.0, 500_000.0, 0.0, -1.0, 300_000.0)
-    gdf = _steep_polygons(mask, tf, pyproj.CRS(3071), 1.0, "EPSG:3071")
+    gdf = steep_polygons(mask, tf, pyproj.CRS(3071), 1.0, "EPSG:3071")
     gdf = gdf.sort_values("area_sqft", ascending=False).reset_index(drop=True)
     assert len(gdf) == 2
     assert len(gdf.geometry.iloc[0].interiors) == 1
     assert gdf.geometry.area.tolist() == pytest.approx([84.0, 6.0], rel=1e-12)
     assert gdf["area_sqft"].tolist() == pytest.approx([84 / 0.3048**2, 6 / 0.3048**2])
+
+
+# --------------------------------------------------------------------------- shared counter, map
+
+
+def test_count_steep_per_zone_hand_worked():
+    """Hand-counted cells of a 3 x 4 grid in two zones (0 = none), threshold 20 %.
+
+    Zone 1 holds 10, 20, 20, 30: 4 inside, 4 with a slope, 3 at >= 20, 1 above. Zone 2
+    holds 25, NaN, 5, 19.99, 20.01, 40: 6 inside, 5 with a slope, 3 >= 20, 3 > 20. The two
+    cells of zone 0 (20 and NaN) count nowhere. One zone (zone 2 alone, or no zones at all)
+    goes through the single-zone branch and must count the same way.
+    """
+    from georeview.measure.steep import count_steep
+
+    nan = np.nan
+    slope = np.array(
+        [[10, 20, 25, nan], [20, 30, 5, 20], [nan, 19.99, 20.01, 40]], dtype=np.float32
+    )
+    zones = np.array([[1, 1, 2, 2], [1, 1, 2, 0], [0, 2, 2, 2]], dtype=np.uint8)
+    out = np.zeros(slope.shape, dtype=np.uint8)
+    c = count_steep(slope, STEEP_PCT, zones, 2, steep_out=out)
+    assert c.n_inside.tolist() == [4, 6]
+    assert c.n_valid.tolist() == [4, 5]
+    assert c.n_ge.tolist() == [3, 3]
+    assert c.n_gt.tolist() == [1, 3]
+    assert out.tolist() == [[0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]]
+    one = count_steep(slope, STEEP_PCT, (zones == 2).astype(np.uint8))
+    assert [one.n_inside[0], one.n_valid[0], one.n_ge[0], one.n_gt[0]] == [6, 5, 3, 3]
+    # no zones: every cell; 20, 25, 20, 30, 20, 20.01, 40 are >= 20, four of them > 20
+    every = count_steep(slope, STEEP_PCT)
+    assert [every.n_inside[0], every.n_valid[0], every.n_ge[0], every.n_gt[0]] == [12, 10, 7, 4]
+    assert int(np.count_nonzero(every.valid)) == 10
+
+
+def test_centre_zones_follow_cell_centres_and_the_last_area():
+    """1 m cells from (0, 4) down to (4, 0): a box from x = 0 to 1.6 holds the centres of
+    columns 0 and 1 (0.5, 1.5), not 2 (2.5); a second box over columns 1-3 of the top row
+    takes column 1 there (the last area wins)."""
+    from affine import Affine
+
+    from georeview.measure.steep import centre_zones
+
+    tf = Affine(1.0, 0.0, 0.0, 0.0, -1.0, 4.0)
+    zones = centre_zones([box(0.0, 0.0, 1.6, 4.0), box(1.4, 3.4, 4.0, 4.0)], (4, 4), tf)
+    assert zones.tolist() == [[1, 2, 2, 2], [1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0]]
+
+
+def test_coarsen_mask_majority_hand_worked():
+    """2 x 2 blocks steep where 2 or more of their 4 cells are; a 3 x 3 mask leaves blocks
+    past its edge whose missing cells count as flat."""
+    from georeview.measure.steep_polygons import coarsen_mask
+
+    mask = np.array(
+        [[1, 1, 0, 0], [1, 0, 1, 0], [0, 0, 0, 0], [0, 1, 1, 1]], dtype=np.uint8
+    )  # blocks: 3, 1 / 1, 3 steep cells
+    assert coarsen_mask(mask, 2).tolist() == [[1, 0], [0, 1]]
+    assert coarsen_mask(mask[:3, :3], 2).tolist() == [[1, 0], [0, 0]]  # 3 | 1 ; 0 | 0 of 4
+    assert coarsen_mask(mask, 1) is mask
+
+
+def test_steep_polygons_are_drawn_coarser_past_the_budget():
+    """A 20 x 20 mask (1 m cells): a 6 x 6 block on even rows and columns and three lone
+    cells. Within the budget the polygons are the cells (4 polygons, 39 m^2); past it
+    (400 cells > 100, so k = ceil(sqrt(4)) = 2) the 2 x 2 blocks hold the block whole
+    (3 x 3 blocks = 36 m^2) and a lone cell is 1 of 4: gone."""
+    import gc
+
+    import pyproj
+    from affine import Affine
+
+    from georeview.measure.steep_polygons import steep_polygons
+
+    mask = np.zeros((20, 20), dtype=np.uint8)
+    mask[2:8, 4:10] = 1
+    mask[12, 3] = mask[15, 15] = mask[18, 9] = 1
+    tf = Affine(1.0, 0.0, 500_000.0, 0.0, -1.0, 300_000.0)
+    crs = pyproj.CRS(3071)
+    exact = steep_polygons(mask, tf, crs, 1.0, "EPSG:3071")
+    assert len(exact) == 4
+    assert exact.geometry.area.sum() == pytest.approx(39.0, rel=1e-12)
+    coarse = steep_polygons(mask, tf, crs, 1.0, "EPSG:3071", max_cells=100)
+    assert len(coarse) == 1
+    assert coarse.geometry.iloc[0].equals(box(500_004.0, 299_992.0, 500_010.0, 299_998.0))
+    assert coarse["area_sqft"].iloc[0] == pytest.approx(36 / 0.3048**2, rel=1e-12)
+    assert gc.isenabled()  # the collector paused for the conversion is back on
+
+
+def test_steep_counts_do_not_depend_on_the_map_budget(tmp_path, monkeypatch):
+    """The ramp of test_steep_area_hand_worked over the whole 20 x 20 grid (2 m cells):
+    rows 1-18 x columns 10-18 are 25 % (162 cells, 648 m^2; the border has no slope).
+    With a budget of 100 cells the map is drawn on 2 x 2 blocks (16 m^2): rows 0-19 x
+    columns 10-19 hold 50 blocks, each with 2 or 4 steep cells of 4, but for the two
+    corner blocks of columns 18-19 (rows 0-1 and 18-19: 1 of 4): 48 blocks, 768 m^2 in
+    one polygon. The measured area stays 648 m^2."""
+    from georeview.measure import steep_polygons as sp
+
+    dem = _ramp_dem(tmp_path, 0.5, 2.0)
+    with rasterio.open(dem) as ds:
+        whole = box(*ds.bounds)
+    exact = steep_slopes(dem, "m", whole, "EPSG:3071", threshold_pct=STEEP_PCT)
+    monkeypatch.setattr(sp, "MAP_MAX_CELLS", 100)
+    coarse = steep_slopes(dem, "m", whole, "EPSG:3071", threshold_pct=STEEP_PCT)
+    assert exact.steep_slope_area_sqft == pytest.approx(648 / M_PER_FT**2, rel=1e-12)
+    assert coarse == exact  # every number (polygons are not compared)
+    assert exact.polygons.geometry.area.sum() == pytest.approx(648.0, rel=1e-12)
+    assert len(coarse.polygons) == 1
+    assert coarse.polygons.geometry.area.sum() == pytest.approx(768.0, rel=1e-12)

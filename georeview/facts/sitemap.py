@@ -345,7 +345,7 @@ def sitemap_facts(
         submission_file(folder, sm.contours, "site_map.contours") if sm.contours else None
     )
     if contour_path is not None:
-        from georeview.terrain import measure_contour_interval_ft
+        from georeview.measure.contours import measure_contour_interval_ft
 
         gdf = read_submission_layer(
             contour_path, working_crs, folder=folder, label="site_map.contours"

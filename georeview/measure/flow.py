@@ -34,8 +34,8 @@ import numpy as np
 
 from georeview.errors import CoverageError, InputError, LimitError
 from georeview.measure import flow_routing as routing
+from georeview.measure.dem import DemWindow, geometry_to_crs, read_dem_window
 from georeview.measure.flow_features import FeatureLayer, features_in_dem_crs, rasterize_features
-from georeview.terrain import DemWindow, geometry_to_crs, read_dem_window
 from georeview.units import M_PER_FT
 
 if TYPE_CHECKING:

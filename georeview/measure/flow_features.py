@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from georeview.errors import InputError
-from georeview.terrain import DemWindow
+from georeview.measure.dem import DemWindow
 
 if TYPE_CHECKING:
     import geopandas as gpd

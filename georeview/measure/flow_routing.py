@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from georeview.terrain import DemWindow
+from georeview.measure.dem import DemWindow
 
 if TYPE_CHECKING:
     from shapely.geometry.base import BaseGeometry

@@ -4,9 +4,9 @@ Reference layers are dissolved once and cut into small pieces (like PostGIS
 ``ST_Subdivide``); an :class:`shapely.STRtree` pairs polygons with pieces, pieces that
 contain a polygon properly give its whole area without an intersection, and the rest are
 intersected pairwise in one call; areas are summed per polygon with :func:`numpy.bincount`.
-Steep ground is counted per polygon on the DEM window that covers a group of them, with
-the same slope (:func:`georeview.terrain.slope_pct`) and cell-centre rule as
-:func:`georeview.terrain.steep_slopes`.
+Steep ground is counted per polygon on the DEM window that covers a group of them, by the
+counter of the review's :func:`georeview.measure.steep.steep_slopes`
+(:func:`~georeview.measure.steep.centre_zones`, :func:`~georeview.measure.steep.count_steep`).
 """
 
 from __future__ import annotations
@@ -191,11 +191,12 @@ def steep_areas(
 ) -> Any:
     """Steep-slope area of each parcel from the DEM, square feet: ``(ge, gt)`` arrays.
 
-    Parcel ids are rasterised once onto the DEM window (a cell belongs to the parcel
-    that holds its centre, as in :func:`georeview.terrain.steep_slopes`), slopes are
-    computed with :func:`georeview.terrain.slope_pct`, and cells are counted per parcel
-    with :func:`numpy.bincount`. NaN where the DEM does not cover the parcel or no cell
-    inside has a slope. Overlapping parcels: a cell counts for the last one only.
+    Parcel ids are rasterised once onto the DEM window and the cells counted per parcel by
+    the review's counter (:func:`georeview.measure.steep.centre_zones`: a cell belongs to
+    the parcel that holds its centre; :func:`georeview.measure.steep.count_steep`: the
+    ``>=`` and ``>`` comparisons), on slopes from :func:`georeview.terrain.slope_pct`. NaN
+    where the DEM does not cover the parcel or no cell inside has a slope. Overlapping
+    parcels: a cell counts for the last one only.
     """
     n = len(geoms)
     ge = np.full(n, np.nan)
@@ -204,7 +205,7 @@ def steep_areas(
         return ge, gt
     import geopandas as gpd
 
-    from georeview.terrain import dem_crs_info, open_dem
+    from georeview.measure.dem import dem_crs_info, open_dem
 
     with open_dem(dem_path) as src:
         info = dem_crs_info(src.crs, dem_path)
@@ -253,7 +254,7 @@ def steep_areas(
 
 
 def _window_cells(path: str, bounds: Any) -> int:
-    from georeview.terrain import open_dem
+    from georeview.measure.dem import open_dem
 
     with open_dem(path) as src:
         w = (bounds[:, 2].max() - bounds[:, 0].min()) / abs(src.transform.a) + 3
@@ -265,37 +266,24 @@ def _steep_group(
     dem_path: str, vertical_units: str | None, local: Any, b: Any, threshold: float
 ) -> tuple[Any, Any]:
     """Steep cells of one group of parcels (DEM CRS geometries) read in one window."""
-    from rasterio.features import rasterize
-
-    from georeview.terrain import read_dem_window, slope_pct
+    from georeview.measure.dem import read_dem_window
+    from georeview.measure.slope import slope_pct
+    from georeview.measure.steep import centre_zones, count_steep
 
     bbox = shapely.box(b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max())
-    win = read_dem_window(
-        dem_path, vertical_units or "m", bbox, _dem_crs(dem_path), margin=1
-    )
+    win = read_dem_window(dem_path, vertical_units or "m", bbox, _dem_crs(dem_path), margin=1)
     zf = win.h_m_per_unit / win.v_m_per_unit
     slope = slope_pct(win.elev, win.xres * zf, win.yres * zf)
-    ids = rasterize(
-        zip(local, np.arange(1, local.size + 1), strict=True),
-        out_shape=slope.shape,
-        transform=win.transform,
-        fill=0,
-        all_touched=False,
-        dtype="int32",
-    )
-    finite = np.isfinite(slope)
-    m = local.size + 1
-    valid = np.bincount(ids[finite], minlength=m)[1:]
-    n_ge = np.bincount(ids[finite & (slope >= threshold)], minlength=m)[1:]
-    n_gt = np.bincount(ids[finite & (slope > threshold)], minlength=m)[1:]
+    zones = centre_zones(local, slope.shape, win.transform)
+    counts = count_steep(slope, threshold, zones, local.size)
     cell = win.cell_area_sqft()
-    ge = np.where(valid > 0, n_ge * cell, np.nan)
-    gt = np.where(valid > 0, n_gt * cell, np.nan)
+    ge = np.where(counts.n_valid > 0, counts.n_ge * cell, np.nan)
+    gt = np.where(counts.n_valid > 0, counts.n_gt * cell, np.nan)
     return ge, gt
 
 
 def _dem_crs(path: str) -> Any:
-    from georeview.terrain import dem_crs_info, open_dem
+    from georeview.measure.dem import dem_crs_info, open_dem
 
     with open_dem(path) as src:
         return dem_crs_info(src.crs, path).crs

@@ -39,7 +39,7 @@ def measure_terrain(
     -------
     (measures, map layers, warnings)
     """
-    from georeview import terrain
+    from georeview.measure.vertical_units import vertical_units_warnings
 
     spec = layers.config.dem
     if spec is None:
@@ -53,7 +53,7 @@ def measure_terrain(
     warnings += _downstream(layers, path, units, site, crs, hydro, wetlands, ordinance, out, maps)
     # A DEM whose elevations or slopes are implausible for its declared vertical units
     # (metres declared feet, or the reverse) is flagged, never silently used.
-    warnings += terrain.vertical_units_warnings(
+    warnings += vertical_units_warnings(
         path, units, site, crs, max_slope_pct=out.get("max_slope_pct")
     )
     return out, maps, warnings
@@ -68,13 +68,13 @@ def _slopes(
     maps: dict[str, gpd.GeoDataFrame],
 ) -> tuple[dict[str, Any], list[str]]:
     """Steep-slope measures of the disturbed area; adds the steep polygons to ``maps``."""
-    from georeview import terrain
     from georeview.errors import CoverageError
+    from georeview.measure.steep import steep_slopes
 
     out: dict[str, Any] = {}
     warnings: list[str] = []
     try:
-        steep = terrain.steep_slopes(
+        steep = steep_slopes(
             path,
             units,
             disturbed,
@@ -108,12 +108,12 @@ def _contours(
     path: Path, units: str, site: shapely.Geometry, crs: Any, maps: dict[str, gpd.GeoDataFrame]
 ) -> list[str]:
     """Contours around the site for the map (added to ``maps``); a warning if not drawn."""
-    from georeview import terrain
     from georeview.errors import CoverageError
+    from georeview.measure.contours import contours_ft
 
     try:
         around = shapely.buffer(site, 60.0 / float(crs.axis_info[0].unit_conversion_factor))
-        maps["contours"] = terrain.contours_ft(
+        maps["contours"] = contours_ft(
             path, units, around, crs, interval_ft=2.0, working_crs=crs
         )
     except CoverageError as exc:

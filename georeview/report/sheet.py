@@ -16,7 +16,7 @@ title block states). North is grid north of the working CRS.
 
 Geometries come from :func:`georeview.pipeline.review.review` (the same loaders and measures
 as the report); contours are drawn from the municipality's DEM by
-:func:`georeview.terrain.contours_ft` over the whole map.
+:func:`georeview.measure.contours.contours_ft` over the whole map.
 
 This module draws and writes the sheet; its layout (sheet sizes, scales, grid) is
 :mod:`~georeview.report.sheet_layout`, the map's layers

@@ -90,13 +90,13 @@ def contours(
     r: Any, frame: shapely.Geometry, crs: Any, interval_ft: float
 ) -> tuple[gpd.GeoDataFrame | None, str]:
     """Contours over the map frame from the DEM, and a note for the title block."""
-    from georeview import terrain
+    from georeview.measure.contours import contours_ft
 
     spec = r.layers.config.dem
     if spec is None:
         return None, "no DEM in layers.toml: no contours"
     try:
-        gdf = terrain.contours_ft(
+        gdf = contours_ft(
             r.layers.folder / spec.path,
             spec.vertical_units,
             frame,
