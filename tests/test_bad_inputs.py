@@ -19,7 +19,7 @@ subprocess). Each ends in one of two ways, never a traceback and never a wrong n
 3      DEM in a geographic CRS (EPSG:4326, and     exit 2: dem file: geographic CRS (degrees),
        the real EPSG:4269 Pleasant Lake DEM)       reproject with gdalwarp
 4      DEM without any CRS                         exit 2: dem file: declares no CRS
-5      DEM in metres declared "ft" (slopes         warning (terrain.vertical_units_warnings):
+5      DEM in metres declared "ft" (slopes         warning (vertical_units_warnings):
        3.28 x too small)                           median elevation outside Wisconsin's
                                                    577.5-1,951 ft
 6      DEM in feet declared "m" (slopes 3.28 x     warning: elevation above Wisconsin's range;
@@ -280,19 +280,6 @@ def test_05_06_vertical_units_heuristic(data):
     assert any("328 %" in x for x in w)
 
 
-def _review_reports_units() -> bool:
-    import inspect
-
-    import georeview.pipeline.terrain_stage as rv
-
-    return "vertical_units_warnings" in inspect.getsource(rv)
-
-
-@pytest.mark.skipif(
-    not _review_reports_units(),
-    reason="review.measure_terrain does not call terrain.vertical_units_warnings yet "
-    "(/work/patches/review_units_warnings.diff)",
-)
 def test_05_units_warning_reaches_report_json(tmp_path, data, capsys):
     lay = _layers(tmp_path / "layers", data, "dem_m", units="ft")
     rep = reviewed(_sub(tmp_path), lay, capsys)

@@ -1,5 +1,5 @@
 """Parcel screening (issue 6): geometry against hand-worked areas and jurisdiction.locate,
-rules against rules.judge row by row, steep slopes against terrain.steep_slopes, and the
+rules against rules.judge row by row, steep slopes against measure.steep.steep_slopes, and the
 City of Cambridge, MA parcels against their real FEMA 100-year floodplain.
 """
 
@@ -336,7 +336,7 @@ def test_bad_geometries_become_rows(village_layers: Path) -> None:
 
 
 def test_steep_slopes_equal_terrain_per_parcel(tmp_path: Path, village_layers: Path) -> None:
-    """Zonal steep-slope counts must equal terrain.steep_slopes run parcel by parcel."""
+    """Zonal steep-slope counts must equal measure.steep.steep_slopes run parcel by parcel."""
     import rasterio
     from affine import Affine
 

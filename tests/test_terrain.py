@@ -590,6 +590,9 @@ def test_steep_polygons_are_drawn_coarser_past_the_budget():
     assert len(coarse) == 1
     assert coarse.geometry.iloc[0].equals(box(500_004.0, 299_992.0, 500_010.0, 299_998.0))
     assert coarse["area_sqft"].iloc[0] == pytest.approx(36 / 0.3048**2, rel=1e-12)
+    # the layer says how it was drawn: cell for cell (1) or on 2 x 2 blocks
+    assert exact["drawn_block_cells"].tolist() == [1, 1, 1, 1]
+    assert coarse["drawn_block_cells"].tolist() == [2]
     assert gc.isenabled()  # the collector paused for the conversion is back on
 
 

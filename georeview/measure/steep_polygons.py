@@ -148,7 +148,9 @@ def steep_polygons(
     Returns
     -------
     geopandas.GeoDataFrame
-        One polygon per patch with ``area_sqft`` (of the polygon drawn), in *working_crs*.
+        One polygon per patch with ``area_sqft`` (of the polygon drawn) and
+        ``drawn_block_cells`` (1: traced cell for cell, so the areas add up to the counted
+        steep area; *k*: drawn on k x k-cell blocks), in *working_crs*.
     """
     import geopandas as gpd
     import shapely
@@ -171,7 +173,12 @@ def steep_polygons(
     gen = shapes(mask, mask=mask.view(bool), connectivity=8, transform=transform)
     geoms = _shapes_to_polygons(gen)
     gdf = gpd.GeoDataFrame(
-        {"area_sqft": sqm_to_sqft(shapely.area(geoms) * h_m * h_m)},
+        {
+            "area_sqft": sqm_to_sqft(shapely.area(geoms) * h_m * h_m),
+            # the polygons' areas add up to the counted steep area only when k is 1: a
+            # reader of layers.gpkg must see when they were drawn coarser than the count
+            "drawn_block_cells": np.full(len(geoms), k, dtype=np.int32),
+        },
         geometry=geoms,
         crs=crs,
     )

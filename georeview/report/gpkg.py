@@ -8,7 +8,9 @@ attributes a reviewer filters on:
 ``disturbance``
     The disturbed area: area and what of it lies in wetland, floodplain, steep slopes.
 ``steep_slopes``
-    Slopes of 20 % or more in the disturbance (DEM).
+    Slopes of 20 % or more in the disturbance (DEM); ``drawn_block_cells`` is 1 when
+    traced cell for cell, *k* when a large window was drawn on k x k-cell blocks (then
+    the polygons' areas do not add up to the measured steep area).
 ``downstream_paths``
     The downstream trace, merged where paths join (as on the map).
 ``discharge_points``
@@ -68,7 +70,10 @@ SCHEMA: dict[str, tuple[str, dict[str, str]]] = {
             "steep_slope_sqft": "float",
         },
     ),
-    "steep_slopes": ("MultiPolygon", {"slope_class": "str", "area_sqft": "float"}),
+    "steep_slopes": (
+        "MultiPolygon",
+        {"slope_class": "str", "area_sqft": "float", "drawn_block_cells": "int"},
+    ),
     "downstream_paths": (
         "LineString",
         {
@@ -196,9 +201,20 @@ def review_layers(review: Any, report: dict[str, Any]) -> dict[str, gpd.GeoDataF
             if "slope_class" in steep.columns and len(geoms) == len(steep)
             else ["20 % or more"] * len(geoms)
         )
+        # 1: traced cell for cell (the areas add up to the measured steep area); k: drawn
+        # on k x k-cell blocks for the map of a large window (the areas do not)
+        blocks = (
+            steep["drawn_block_cells"].astype(int).tolist()
+            if "drawn_block_cells" in steep.columns and len(geoms) == len(steep)
+            else [None] * len(geoms)
+        )
         out["steep_slopes"] = _frame(
             "steep_slopes",
-            {"slope_class": classes, "area_sqft": _sqft(geoms, crs).tolist()},
+            {
+                "slope_class": classes,
+                "area_sqft": _sqft(geoms, crs).tolist(),
+                "drawn_block_cells": blocks,
+            },
             geoms,
             crs,
         )
