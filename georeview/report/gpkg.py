@@ -152,17 +152,28 @@ def _polygons(geoms: Any) -> list[Any]:
 
 def review_layers(review: Any, report: dict[str, Any]) -> dict[str, gpd.GeoDataFrame]:
     """Every layer of layers.gpkg as a GeoDataFrame in the working CRS (see :data:`SCHEMA`)."""
-    from georeview.report.map_data import band_width, discharge_points, merged_paths
-
     crs = review.layers.working_crs
+    m = report.get("measures") or {}
+    site = review.submission.site_geom
+    layers = review.map_layers or {}
+    return {
+        "site": _site_layer(report, site, crs),
+        "disturbance": _disturbance_layer(m, review.submission.disturbance_geom, crs),
+        "steep_slopes": _steep_layer(layers.get("steep_slopes"), crs),
+        "downstream_paths": _paths_layer(layers.get("downstream"), m.get("downstream") or {}, crs),
+        "discharge_points": _discharge_layer(m.get("downstream") or {}, crs),
+        "contours": _contours_layer(layers.get("contours"), crs),
+        "jurisdiction": _jurisdiction_pieces(review, site, crs),
+    }
+
+
+def _site_layer(report: dict[str, Any], site: Any, crs: Any) -> gpd.GeoDataFrame:
+    """The site boundary with its classification, areas and finding counts."""
     m = report.get("measures") or {}
     c = report.get("classification") or {}
     counts = (report.get("summary") or {}).get("counts") or {}
     sub = report.get("submission") or {}
-    site = review.submission.site_geom
-    dist = review.submission.disturbance_geom
-    out: dict[str, gpd.GeoDataFrame] = {}
-    out["site"] = _frame(
+    return _frame(
         "site",
         {
             "name": [sub.get("name") or sub.get("folder")],
@@ -179,7 +190,11 @@ def review_layers(review: Any, report: dict[str, Any]) -> dict[str, gpd.GeoDataF
         _polygons([site]),
         crs,
     )
-    out["disturbance"] = _frame(
+
+
+def _disturbance_layer(m: dict[str, Any], dist: Any, crs: Any) -> gpd.GeoDataFrame:
+    """The disturbed area and what of it lies in wetland, floodplain and steep slopes."""
+    return _frame(
         "disturbance",
         {
             "area_sqft": [m.get("disturbed_area_sqft")],
@@ -191,73 +206,85 @@ def review_layers(review: Any, report: dict[str, Any]) -> dict[str, gpd.GeoDataF
         _polygons([dist]),
         crs,
     )
-    layers = review.map_layers or {}
-    steep = layers.get("steep_slopes")
-    if steep is not None and len(steep):
-        steep = steep.to_crs(crs)
-        geoms = _polygons(steep.geometry.to_numpy())
-        classes = (
-            steep["slope_class"].astype(str).tolist()
-            if "slope_class" in steep.columns and len(geoms) == len(steep)
-            else ["20 % or more"] * len(geoms)
-        )
-        # 1: traced cell for cell (the areas add up to the measured steep area); k: drawn
-        # on k x k-cell blocks for the map of a large window (the areas do not)
-        blocks = (
-            steep["drawn_block_cells"].astype(int).tolist()
-            if "drawn_block_cells" in steep.columns and len(geoms) == len(steep)
-            else [None] * len(geoms)
-        )
-        out["steep_slopes"] = _frame(
-            "steep_slopes",
-            {
-                "slope_class": classes,
-                "area_sqft": _sqft(geoms, crs).tolist(),
-                "drawn_block_cells": blocks,
-            },
-            geoms,
-            crs,
-        )
-    else:
-        out["steep_slopes"] = _frame("steep_slopes", {}, [], crs)
-    d = m.get("downstream") or {}
-    paths = layers.get("downstream")
-    if paths is not None and len(paths):
-        merged = merged_paths(paths.to_crs(crs), band_width(d))
-        geoms = shapely.get_parts(merged.geometry.to_numpy())
-        # line_merge may leave MultiLineStrings where paths branch: one row per line.
-        n = shapely.get_num_geometries(merged.geometry.to_numpy())
-        rep = np.repeat(np.arange(len(merged)), n)
-        data = {
-            col: merged[col].to_numpy()[rep].tolist()
-            for col in merged.columns
-            if col != merged.geometry.name
-        }
-        data["length_ft"] = _ft(shapely.length(geoms), crs).tolist()
-        out["downstream_paths"] = _frame("downstream_paths", data, geoms, crs)
-    else:
-        out["downstream_paths"] = _frame("downstream_paths", {}, [], crs)
-    points = discharge_points(d, crs)
-    if points is not None:
-        data = {col: points[col].tolist() for col in points.columns if col != points.geometry.name}
-        data["reaches_water"] = [_yes(v) for v in data.get("reaches_water", [])]
-        out["discharge_points"] = _frame("discharge_points", data, points.geometry, crs)
-    else:
-        out["discharge_points"] = _frame("discharge_points", {}, [], crs)
-    contours = layers.get("contours")
-    if contours is not None and len(contours):
-        contours = contours.to_crs(crs)
-        col = next((c for c in ("elev_ft", "elevation_ft") if c in contours.columns), None)
-        out["contours"] = _frame(
-            "contours",
-            {"elev_ft": contours[col].tolist() if col else [None] * len(contours)},
-            contours.geometry,
-            crs,
-        )
-    else:
-        out["contours"] = _frame("contours", {}, [], crs)
-    out["jurisdiction"] = _jurisdiction_pieces(review, site, crs)
-    return out
+
+
+def _steep_layer(steep: gpd.GeoDataFrame | None, crs: Any) -> gpd.GeoDataFrame:
+    """The steep-slope polygons of the map, with their class and how they were drawn."""
+    if steep is None or not len(steep):
+        return _frame("steep_slopes", {}, [], crs)
+    steep = steep.to_crs(crs)
+    geoms = _polygons(steep.geometry.to_numpy())
+    whole = len(geoms) == len(steep)
+    classes = (
+        steep["slope_class"].astype(str).tolist()
+        if "slope_class" in steep.columns and whole
+        else ["20 % or more"] * len(geoms)
+    )
+    # 1: traced cell for cell (the areas add up to the measured steep area); k: drawn
+    # on k x k-cell blocks for the map of a large window (the areas do not)
+    blocks = (
+        steep["drawn_block_cells"].astype(int).tolist()
+        if "drawn_block_cells" in steep.columns and whole
+        else [None] * len(geoms)
+    )
+    return _frame(
+        "steep_slopes",
+        {
+            "slope_class": classes,
+            "area_sqft": _sqft(geoms, crs).tolist(),
+            "drawn_block_cells": blocks,
+        },
+        geoms,
+        crs,
+    )
+
+
+def _paths_layer(
+    paths: gpd.GeoDataFrame | None, down: dict[str, Any], crs: Any
+) -> gpd.GeoDataFrame:
+    """The downstream trace merged where paths join (as on the map), one row per line."""
+    from georeview.report.map_data import band_width, merged_paths
+
+    if paths is None or not len(paths):
+        return _frame("downstream_paths", {}, [], crs)
+    merged = merged_paths(paths.to_crs(crs), band_width(down))
+    geoms = shapely.get_parts(merged.geometry.to_numpy())
+    # line_merge may leave MultiLineStrings where paths branch: one row per line.
+    n = shapely.get_num_geometries(merged.geometry.to_numpy())
+    rep = np.repeat(np.arange(len(merged)), n)
+    data = {
+        col: merged[col].to_numpy()[rep].tolist()
+        for col in merged.columns
+        if col != merged.geometry.name
+    }
+    data["length_ft"] = _ft(shapely.length(geoms), crs).tolist()
+    return _frame("downstream_paths", data, geoms, crs)
+
+
+def _discharge_layer(down: dict[str, Any], crs: Any) -> gpd.GeoDataFrame:
+    """Where runoff leaves the site: contributing area, whether it reaches water."""
+    from georeview.report.map_data import discharge_points
+
+    points = discharge_points(down, crs)
+    if points is None:
+        return _frame("discharge_points", {}, [], crs)
+    data = {col: points[col].tolist() for col in points.columns if col != points.geometry.name}
+    data["reaches_water"] = [_yes(v) for v in data.get("reaches_water", [])]
+    return _frame("discharge_points", data, points.geometry, crs)
+
+
+def _contours_layer(contours: gpd.GeoDataFrame | None, crs: Any) -> gpd.GeoDataFrame:
+    """The DEM's contours with their elevation in feet."""
+    if contours is None or not len(contours):
+        return _frame("contours", {}, [], crs)
+    contours = contours.to_crs(crs)
+    col = next((c for c in ("elev_ft", "elevation_ft") if c in contours.columns), None)
+    return _frame(
+        "contours",
+        {"elev_ft": contours[col].tolist() if col else [None] * len(contours)},
+        contours.geometry,
+        crs,
+    )
 
 
 def _jurisdiction_pieces(review: Any, site: Any, crs: Any) -> gpd.GeoDataFrame:
