@@ -190,9 +190,15 @@ ORDER BY p.id
 """
 
 
-def duckdb_file_to_file(folder: str, out: str) -> None:
-    """The DuckDB side of the whole-process comparison (run in its own process)."""
+def duckdb_file_to_file(folder: str, out: str, threads: int = 0) -> None:
+    """The DuckDB side of the whole-process comparison (run in its own process).
+
+    ``threads`` 0 keeps DuckDB's default (every core); 1 shows its cost on one core, as
+    georeview's serial path runs.
+    """
     con = duckdb_connect()
+    if threads:
+        con.execute(f"SET threads = {int(threads)}")
     con.execute(FILE_SQL.format(d=folder, out=out))
 
 
@@ -223,10 +229,16 @@ def whole_process(d: Path, runs: int) -> None:
     geo = [sys.executable, "-m", "georeview", "screen", str(d / "parcels.gpkg")]
     geo += ["--layers", str(d), "--out", str(d / "cli.parquet"), "--overwrite", "-q"]
     duck = [sys.executable, __file__, "--duckdb-process", str(d), str(d / "duck.parquet")]
-    times: dict[str, list[tuple[float, float]]] = {"georeview": [], "duckdb": []}
+    duck1 = [*duck, "--duckdb-threads", "1"]
+    times: dict[str, list[tuple[float, float]]] = {
+        "georeview": [],
+        "duckdb": [],
+        "duckdb, 1 thread": [],
+    }
     for _ in range(runs):
         times["georeview"].append(timed_process(geo))
         times["duckdb"].append(timed_process(duck))
+        times["duckdb, 1 thread"].append(timed_process(duck1))
     med = {}
     for name, rows in times.items():
         secs = [r[0] for r in rows]
@@ -240,6 +252,8 @@ def whole_process(d: Path, runs: int) -> None:
         )
     ratio = med["georeview"] / med["duckdb"]
     print(f"whole-process ratio georeview / duckdb (medians): {ratio:.2f}")
+    ratio1 = med["georeview"] / med["duckdb, 1 thread"]
+    print(f"whole-process ratio georeview (serial) / duckdb on 1 thread (medians): {ratio1:.2f}")
 
 
 def main() -> None:
@@ -253,9 +267,10 @@ def main() -> None:
     ap.add_argument("--no-in-process", action="store_true", help="only the whole-process runs")
     ap.add_argument("--dask", action="store_true", help="also time the Dask path")
     ap.add_argument("--duckdb-process", nargs=2, metavar=("FOLDER", "OUT"), help=argparse.SUPPRESS)
+    ap.add_argument("--duckdb-threads", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.duckdb_process:
-        duckdb_file_to_file(*args.duckdb_process)
+        duckdb_file_to_file(*args.duckdb_process, threads=args.duckdb_threads)
         return
     side = max(1, round(float(np.sqrt(args.parcels))))
 
