@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _launch import launched
 
 SITE_CHILD = r"""
 import json, resource, sys, time
@@ -191,8 +192,9 @@ def write_seed(path: Path, x: float, y: float) -> None:
 
 
 def run(code: str, *args: object) -> dict:
+    # through the launcher: the child's ru_maxrss would otherwise start at this process's
     out = subprocess.run(
-        [sys.executable, "-c", code, *map(str, args)], check=True, capture_output=True, text=True
+        launched([sys.executable, "-c", code, *args]), check=True, capture_output=True, text=True
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 

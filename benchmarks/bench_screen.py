@@ -203,18 +203,27 @@ def duckdb_file_to_file(folder: str, out: str, threads: int = 0) -> None:
 
 
 def timed_process(argv: list[str]) -> tuple[float, float]:
-    """Run ``argv``; return (wall seconds, peak RSS in MB) of that one child process."""
-    import os
+    """Run ``argv``; return (wall seconds, peak RSS in MB) of that one process.
+
+    Through the launcher (:mod:`_launch`): a child of this process, which holds the
+    generated parcels, would report this process's RSS as its floor.
+    """
     import subprocess
 
+    from _launch import launched, peak_rss_mb
+
     t = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
+    proc = subprocess.run(
+        launched(list(argv)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
     seconds = time.perf_counter() - t
-    proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
-        raise SystemExit(f"{argv[:4]}... exited {proc.returncode}")
-    return seconds, usage.ru_maxrss / 1024  # Linux: kilobytes
+        raise SystemExit(f"{argv[:4]}... exited {proc.returncode}: {proc.stderr[-500:]}")
+    return seconds, peak_rss_mb(proc.stderr)
 
 
 def whole_process(d: Path, runs: int) -> None:

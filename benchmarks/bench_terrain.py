@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _launch import launched
 
 CHILD = r"""
 import json, resource, sys, time
@@ -110,7 +111,8 @@ def make_dem(path: Path, n: int, seed: int = 3) -> None:
 
 
 def run(cmd: list[str]) -> dict:
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    # through the launcher: the child's ru_maxrss would otherwise start at this process's
+    out = subprocess.run(launched(list(cmd)), check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
