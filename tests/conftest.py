@@ -6,6 +6,7 @@ Real data comes from tests/data (paths in _build.py), never from ../shared.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -21,6 +22,13 @@ def pytest_configure(config: pytest.Config) -> None:
     inherit it: every test run starts with an empty cache of its own.
     """
     os.environ["GEOREVIEW_CACHE_DIR"] = tempfile.mkdtemp(prefix="georeview-test-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the run's cache folder (it holds only what this run wrote)."""
+    folder = os.environ.get("GEOREVIEW_CACHE_DIR", "")
+    if Path(folder).name.startswith("georeview-test-cache-"):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
