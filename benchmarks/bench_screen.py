@@ -124,7 +124,8 @@ def duckdb_connect():
     return con
 
 
-SQL = """
+#: The three areal joins (largest municipality, wetland area, flood area) as CTEs.
+JOINS = """
 WITH m AS (
   SELECT p.id, m.name, ST_Area(ST_Intersection(p.geom, m.geom)) AS a
   FROM parcels p JOIN munis m ON ST_Intersects(p.geom, m.geom)),
@@ -133,7 +134,9 @@ w AS (SELECT p.id, SUM(ST_Area(ST_Intersection(p.geom, w.geom))) AS a
       FROM parcels p JOIN wetlands w ON ST_Intersects(p.geom, w.geom) GROUP BY p.id),
 f AS (SELECT p.id, SUM(ST_Area(ST_Intersection(p.geom, f.geom))) AS a
       FROM parcels p JOIN flood f ON ST_Intersects(p.geom, f.geom) GROUP BY p.id)
-SELECT p.id, best.muni, coalesce(w.a, 0) AS wet, coalesce(f.a, 0) AS flood
+"""
+
+SQL = JOINS + """SELECT p.id, best.muni, coalesce(w.a, 0) AS wet, coalesce(f.a, 0) AS flood
 FROM parcels p LEFT JOIN best USING (id) LEFT JOIN w USING (id) LEFT JOIN f USING (id)
 ORDER BY p.id
 """
@@ -166,7 +169,8 @@ def run_duckdb(data: dict[str, gpd.GeoDataFrame]) -> tuple[pd.DataFrame, float, 
 
 
 #: The same three joins from the same files to a GeoParquet file, in one DuckDB process.
-FILE_SQL = """
+FILE_SQL = (
+    """
 CREATE TABLE parcels AS SELECT row_number() OVER () AS id, PARCELID, geom
   FROM ST_Read('{d}/parcels.gpkg');
 CREATE TABLE munis AS
@@ -175,19 +179,14 @@ CREATE TABLE munis AS
 CREATE TABLE wetlands AS SELECT geom FROM ST_Read('{d}/wetlands.gpkg');
 CREATE TABLE flood AS SELECT geom FROM ST_Read('{d}/floodplain.gpkg');
 COPY (
-WITH m AS (
-  SELECT p.id, m.name, ST_Area(ST_Intersection(p.geom, m.geom)) AS a
-  FROM parcels p JOIN munis m ON ST_Intersects(p.geom, m.geom)),
-best AS (SELECT id, arg_max(name, a) AS muni FROM m GROUP BY id),
-w AS (SELECT p.id, SUM(ST_Area(ST_Intersection(p.geom, w.geom))) AS a
-      FROM parcels p JOIN wetlands w ON ST_Intersects(p.geom, w.geom) GROUP BY p.id),
-f AS (SELECT p.id, SUM(ST_Area(ST_Intersection(p.geom, f.geom))) AS a
-      FROM parcels p JOIN flood f ON ST_Intersects(p.geom, f.geom) GROUP BY p.id)
-SELECT p.PARCELID, best.muni, coalesce(w.a, 0) AS wet, coalesce(f.a, 0) AS flood, p.geom
+"""
+    + JOINS
+    + """SELECT p.PARCELID, best.muni, coalesce(w.a, 0) AS wet, coalesce(f.a, 0) AS flood, p.geom
 FROM parcels p LEFT JOIN best USING (id) LEFT JOIN w USING (id) LEFT JOIN f USING (id)
 ORDER BY p.id
 ) TO '{out}' (FORMAT parquet);
 """
+)
 
 
 def duckdb_file_to_file(folder: str, out: str, threads: int = 0) -> None:
