@@ -11,9 +11,8 @@ import numpy as np
 
 from georeview.errors import CoverageError, InputError
 from georeview.measure.dem import (
+    area_in_dem_crs,
     as_float_block,
-    dem_crs_info,
-    geometry_to_crs,
     map_strips,
     offset_transform,
     open_dem,
@@ -110,10 +109,7 @@ class _ContourGrid:
 def _contour_grid(dem_path: object, area: BaseGeometry, area_crs: Any) -> _ContourGrid:
     """The window of the DEM covering *area*'s bounds plus one cell (at least 2 x 2 cells)."""
     with open_dem(dem_path) as src:
-        info = dem_crs_info(src.crs, dem_path)
-        local = geometry_to_crs(area, area_crs, info.crs)
-        if local.is_empty:
-            raise InputError("the area to read from the DEM is empty", path=dem_path)
+        info, local = area_in_dem_crs(src, dem_path, area, area_crs)
         one_cell = max(abs(src.transform.a), abs(src.transform.e))
         window = window_for_bounds(src, local.bounds, one_cell, dem_path)
         row_off, col_off = int(window.row_off), int(window.col_off)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DemCrsInfo",
     "DemWindow",
+    "area_in_dem_crs",
     "as_float_block",
     "cell_area_sqft",
     "check_cells",
@@ -242,6 +243,37 @@ def offset_transform(tf: Affine, row_off: int, col_off: int) -> Affine:
     )
 
 
+def area_in_dem_crs(
+    src: Any, path: object, geom: BaseGeometry, geom_crs: Any
+) -> tuple[DemCrsInfo, BaseGeometry]:
+    """The DEM's CRS facts and *geom* reprojected into that CRS (an empty one is refused).
+
+    Every reader of a DEM window around an area (the window read, the steep strips, the
+    contours) starts here, so each checks the DEM's CRS and the area the same way.
+
+    Parameters
+    ----------
+    src : rasterio dataset
+        The open DEM (:func:`open_dem`).
+    path : path-like
+        The DEM's path, named in errors.
+    geom : shapely geometry
+        The area.
+    geom_crs : CRS-like
+        CRS of *geom*.
+
+    Raises
+    ------
+    georeview.errors.InputError
+        When the area is empty in the DEM's CRS.
+    """
+    info = dem_crs_info(src.crs, path)
+    local = geometry_to_crs(geom, geom_crs, info.crs)
+    if local.is_empty:
+        raise InputError("the area to read from the DEM is empty", path=path)
+    return info, local
+
+
 def open_dem(path: object) -> Any:
     """Open a DEM with rasterio, turning failures into one clear error.
 
@@ -402,10 +434,7 @@ def read_dem_window(
     """
     v_m = metres_per_unit(vertical_units)
     with open_dem(path) as src:
-        info = dem_crs_info(src.crs, path)
-        local = geometry_to_crs(geom, geom_crs, info.crs)
-        if local.is_empty:
-            raise InputError("the area to read from the DEM is empty", path=path)
+        info, local = area_in_dem_crs(src, path, geom, geom_crs)
         if margin_units == "cells":
             margin_units_crs = margin * max(abs(src.transform.a), abs(src.transform.e))
         elif margin_units == "ft":

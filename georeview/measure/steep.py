@@ -21,10 +21,9 @@ import numpy as np
 
 from georeview.errors import CoverageError, InputError
 from georeview.measure.dem import (
+    area_in_dem_crs,
     as_float_block,
     cell_area_sqft,
-    dem_crs_info,
-    geometry_to_crs,
     map_strips,
     offset_transform,
     open_dem,
@@ -305,8 +304,7 @@ def _strip_job(
     if area is None or area.is_empty or area.geom_type not in {"Polygon", "MultiPolygon"}:
         raise InputError("the disturbed area must be a non-empty polygon or multipolygon")
     with open_dem(dem_path) as src:
-        info = dem_crs_info(src.crs, dem_path)
-        local = geometry_to_crs(area, area_crs, info.crs)
+        info, local = area_in_dem_crs(src, dem_path, area, area_crs)
         _check_covers(src, local.bounds, dem_path)
         win = window_for_bounds(src, local.bounds, 0.0, dem_path)
         h_m = info.h_m_per_unit
