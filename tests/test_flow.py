@@ -291,6 +291,33 @@ def test_flat_drains_towards_the_nearer_of_two_spill_cells():
     assert d8[1, 11] in (1, 16)
 
 
+def test_flat_codes_do_not_depend_on_how_many_threads_drain_them(plainfield):
+    """The flats are drained one flat at a time on row bands (threads); a flat crossing a
+    band's edge belongs to the band of its first cell, so 1 to 7 bands give the same codes,
+    cell for cell: on the walled flat above (every cell's octile path to the notch, so
+    flats cut by every band edge) and on the filled Plainfield 10 m DEM."""
+    from pyflwdir.dem import fill_depressions
+
+    from georeview.measure import _flowkernels as kernels
+
+    z = np.full((15, 19), 10.0, dtype=np.float32)
+    z[1:-1, 1:-1] = 5.0
+    z[7, 18] = 4.0
+    with rasterio.open(plainfield["dem"]) as ds:
+        dem = ds.read(1, masked=True).filled(np.nan).astype(np.float32)
+    for grid in (z, dem):
+        zp = np.full((grid.shape[0] + 2, grid.shape[1] + 2), np.nan, dtype=np.float32)
+        zp[1:-1, 1:-1] = grid
+        outlet = np.zeros(zp.shape, dtype=bool)
+        fp, _ = fill_depressions(
+            zp, idxs_pit=kernels.flood_seeds(zp, outlet), nodata=np.float32(np.nan)
+        )
+        one = kernels.d8_flats(fp, outlet, 10.0, 10.0, threads=1)
+        assert (one[1:-1, 1:-1][np.isfinite(grid)] > 0).sum() > 0.9 * np.isfinite(grid).sum()
+        for threads in range(2, 8):
+            assert np.array_equal(kernels.d8_flats(fp, outlet, 10.0, 10.0, threads=threads), one)
+
+
 def test_filled_surface_matches_pyflwdir_on_plainfield(plainfield):
     """Depression filling equals pyflwdir's priority flood (Wang & Liu 2006) cell for cell on
     the Plainfield 10 m DEM, seeded at the same outlets (the data's edge and a burned

@@ -12,6 +12,8 @@ D8 codes follow the ESRI / pyflwdir convention (1 = east, 2 = south-east, 4 = so
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -116,10 +118,10 @@ def d8_flats(
     *threads* threads over row ranges (the kernels release the GIL). The cells of a flat
     (no lower neighbour, not an outlet) then flow along the shortest path, over the flat
     and weighted by step length, to the nearest cell of the same height that drains (has
-    a direction, or is an outlet): a multi-source Dijkstra search from those cells
-    (:func:`_drain_flats`). Weighting by length, not by steps, keeps paths across wide
-    flats from drifting diagonally; the distance falls strictly along the flat and the
-    height along the rest, so no loop can form.
+    a direction, or is an outlet): a multi-source Dijkstra search from those cells, one
+    flat at a time and on the same threads (:func:`_drain_flats`). Weighting by length,
+    not by steps, keeps paths across wide flats from drifting diagonally; the distance
+    falls strictly along the flat and the height along the rest, so no loop can form.
 
     Parameters
     ----------
@@ -131,60 +133,58 @@ def d8_flats(
     xres, yres : float
         Cell width and height (CRS units).
     threads : int, optional
-        Threads for the steepest-descent pass.
+        Threads (row bands) for the steepest-descent pass and for the flats; the codes
+        are the same for any number.
 
     Returns
     -------
     numpy.ndarray
         uint8 D8 codes of the same shape (0 for outlets, nodata and the frame).
     """
-    rows = fp.shape[0]
+    rows, cols = fp.shape
     code = np.zeros(fp.shape, dtype=np.uint8)
     flat = np.zeros(fp.shape, dtype=np.bool_)
     cuts = np.linspace(1, rows - 1, max(1, threads) + 1).astype(int)
-    ranges = [(int(a), int(b)) for a, b in itertools.pairwise(cuts) if b > a]
-    if len(ranges) > 1 and fp.size > 1_000_000:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=len(ranges)) as pool:
-            n_flat = sum(
-                pool.map(lambda r: _steepest(fp, outlet, xres, yres, code, flat, *r), ranges)
-            )
-    else:
-        n_flat = _steepest(fp, outlet, xres, yres, code, flat, 1, rows - 1)
+    bands = [(int(a), int(b)) for a, b in itertools.pairwise(cuts) if b > a] or [(1, rows - 1)]
+    n_flat = sum(_threaded(lambda b: _steepest(fp, outlet, xres, yres, code, flat, *b), bands))
     if n_flat:
-        _drain_flats(fp, xres, yres, code, flat)
+        dist = np.full(fp.size, np.inf, dtype=np.float32)
+        spans = [(r0 * cols, r1 * cols) for r0, r1 in bands]
+        spans[0], spans[-1] = (0, spans[0][1]), (spans[-1][0], fp.size)
+        _threaded(lambda s: _drain_flats(fp, xres, yres, code, flat, dist, *s), spans)
     return code
 
 
-@njit(cache=True, nogil=True)
+def _threaded(run: Callable[[tuple[int, int]], Any], parts: list[tuple[int, int]]) -> list[Any]:
+    """``run(part)`` for each part, on one thread per part when there are several.
+
+    The kernels release the GIL, so row bands of one grid run side by side.
+    """
+    if len(parts) == 1:
+        return [run(parts[0])]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+        return list(pool.map(run, parts))
+
+
 def flood_seeds(fp: np.ndarray, outlet: np.ndarray) -> np.ndarray:
     """Linear indices of the priority flood's seeds on a framed grid.
 
     The valid cells with a nodata neighbour (the frame makes the data's edge one), and the
-    *outlet* cells, in raster order.
+    *outlet* cells, in raster order. Four whole-array ORs dilate the nodata by one cell
+    (rows, then columns), cheaper than eight neighbour reads per cell.
     """
-    rows, cols = fp.shape
-    ff = fp.ravel()
-    of = outlet.ravel()
-    off = _offsets(cols)
-    out = np.empty(1024, dtype=np.int64)
-    n = 0
-    for i in range(cols + 1, (rows - 1) * cols - 1):
-        if np.isnan(ff[i]):
-            continue
-        seed = of[i]
-        if not seed:
-            for k in range(8):
-                if np.isnan(ff[i + off[k]]):
-                    seed = True
-                    break
-        if seed:
-            if n == out.size:
-                out = _grow(out)
-            out[n] = i
-            n += 1
-    return out[:n].copy()
+    nodata = np.isnan(fp)
+    near = nodata.copy()
+    near[1:] |= nodata[:-1]
+    near[:-1] |= nodata[1:]
+    seed = near.copy()
+    seed[:, 1:] |= near[:, :-1]
+    seed[:, :-1] |= near[:, 1:]
+    seed |= outlet
+    seed &= ~nodata
+    return np.flatnonzero(seed)
 
 
 @njit(cache=True, nogil=True)
@@ -244,13 +244,95 @@ def _steepest(
 
 
 @njit(cache=True, nogil=True)
+def _flat_component(
+    fl: np.ndarray, off: np.ndarray, start: int, seen: np.ndarray, comp: np.ndarray
+) -> tuple[np.ndarray, int]:
+    """The flat cells 8-connected to *start*, breadth first, into *comp*; marks them *seen*.
+
+    Returns the (possibly grown) buffer and how many cells it holds. Adjacent flat cells
+    have the same height (a higher one would have a lower neighbour), so this is one flat.
+    """
+    seen[start] = True
+    comp[0] = start
+    m = 1
+    q = 0
+    while q < m:
+        c = comp[q]
+        q += 1
+        for k in range(8):
+            j = c + off[k]
+            if fl[j] and not seen[j]:
+                seen[j] = True
+                if m == comp.size:
+                    comp = _grow(comp)
+                comp[m] = j
+                m += 1
+    return comp, m
+
+
+@njit(cache=True, nogil=True)
+def _seed_flat(
+    ff: np.ndarray,
+    cf: np.ndarray,
+    fl: np.ndarray,
+    off: np.ndarray,
+    step: np.ndarray,
+    bits: int,
+    comp: np.ndarray,
+    m: int,
+    dist: np.ndarray,
+    heap: np.ndarray,
+) -> tuple[np.ndarray, int]:
+    """Seed one flat's search: its cells next to a drained cell of their height.
+
+    Each seed flows to the nearest such neighbour and starts one step from it. Returns
+    the (possibly grown) heap and how many keys it holds.
+    """
+    fbuf = np.empty(1, dtype=np.float32)
+    ubuf = fbuf.view(np.uint32)
+    size = 0
+    for q in range(m):
+        c = comp[q]
+        e = ff[c]
+        bd = np.float32(np.inf)
+        bk = -1
+        for k in range(8):
+            j = c + off[k]
+            if not fl[j] and ff[j] == e and step[k] < bd:
+                bd = step[k]
+                bk = k
+        if bk >= 0:
+            dist[c] = bd
+            cf[c] = _CODE[bk]
+            fbuf[0] = bd
+            if size == heap.size:
+                heap = _grow(heap)
+            _push(heap, size, (np.int64(ubuf[0]) << bits) | c)
+            size += 1
+    return heap, size
+
+
+@njit(cache=True, nogil=True)
 def _drain_flats(
-    fp: np.ndarray, xres: float, yres: float, code: np.ndarray, flat: np.ndarray
+    fp: np.ndarray,
+    xres: float,
+    yres: float,
+    code: np.ndarray,
+    flat: np.ndarray,
+    dist: np.ndarray,
+    lo: int,
+    hi: int,
 ) -> None:
     """Give the *flat* cells the first step of their shortest way out (in *code*).
 
-    Multi-source Dijkstra from the drained cells bordering each flat, with a heap key
-    packing the distance (float32 bits) above the linear index.
+    Flats are drained one at a time: each is collected, seeded at its cells next to a
+    drained cell of their height, and searched with a Dijkstra of its own (a heap key
+    packs the distance's float32 bits above the linear index, so ties go to the lower
+    index). A flat belongs to the call whose linear-index range ``[lo, hi)`` holds its
+    first cell, so calls on disjoint ranges share *code* and *dist* (flat, float32, +inf)
+    without touching the same cell and may run on separate threads. A small heap per
+    flat, instead of one for the whole grid, keeps the search in cache; the result does
+    not depend on how the grid is cut.
     """
     rows, cols = fp.shape
     n = rows * cols
@@ -261,51 +343,38 @@ def _drain_flats(
     step = _steps(xres, yres)
     bits = _index_bits(n)
     low = (np.int64(1) << bits) - 1
-    dist = np.full(n, np.inf, dtype=np.float32)
+    seen = np.zeros(n, dtype=np.bool_)
     fbuf = np.empty(1, dtype=np.float32)
     ubuf = fbuf.view(np.uint32)
+    comp = np.empty(1024, dtype=np.int64)
     heap = np.empty(1024, dtype=np.int64)
-    size = 0
-    # seeds: flat cells next to a drained cell of their height, one step from it
-    for i in range(cols + 1, n - cols - 1):
-        if not fl[i]:
+    for i in range(max(lo, cols + 1), min(hi, n - cols - 1)):
+        if not fl[i] or seen[i]:
             continue
-        e = ff[i]
-        bd = np.float32(np.inf)
-        bk = -1
-        for k in range(8):
-            j = i + off[k]
-            if not fl[j] and ff[j] == e and step[k] < bd:
-                bd = step[k]
-                bk = k
-        if bk >= 0:
-            dist[i] = bd
-            cf[i] = _CODE[bk]
-            fbuf[0] = bd
-            if size == heap.size:
-                heap = _grow(heap)
-            _push(heap, size, (np.int64(ubuf[0]) << bits) | i)
-            size += 1
-    while size > 0:
-        key, size = _pop(heap, size)
-        cell = key & low
-        fbuf[0] = dist[cell]
-        if (np.int64(ubuf[0]) << bits) | cell != key:
-            continue  # an older entry: the cell's distance was lowered since
-        d = dist[cell]
-        for k in range(8):
-            j = cell + off[k]
-            if not fl[j]:
-                continue
-            nd = d + step[k]
-            if nd < dist[j]:
-                dist[j] = nd
-                cf[j] = _CODE[7 - k]  # back towards cell
-                fbuf[0] = nd
-                if size == heap.size:
-                    heap = _grow(heap)
-                _push(heap, size, (np.int64(ubuf[0]) << bits) | j)
-                size += 1
+        comp, m = _flat_component(fl, off, i, seen, comp)
+        if comp[:m].min() < lo:
+            continue  # its first cell is in the range below: that call drains it
+        heap, size = _seed_flat(ff, cf, fl, off, step, bits, comp, m, dist, heap)
+        while size > 0:
+            key, size = _pop(heap, size)
+            cell = key & low
+            fbuf[0] = dist[cell]
+            if (np.int64(ubuf[0]) << bits) | cell != key:
+                continue  # an older entry: the cell's distance was lowered since
+            d = dist[cell]
+            for k in range(8):
+                j = cell + off[k]
+                if not fl[j]:
+                    continue
+                nd = d + step[k]
+                if nd < dist[j]:
+                    dist[j] = nd
+                    cf[j] = _CODE[7 - k]  # back towards cell
+                    fbuf[0] = nd
+                    if size == heap.size:
+                        heap = _grow(heap)
+                    _push(heap, size, (np.int64(ubuf[0]) << bits) | j)
+                    size += 1
 
 
 @njit(cache=True, nogil=True)

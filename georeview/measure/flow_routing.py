@@ -59,7 +59,10 @@ def d8_with_sinks(
     # pyflwdir's fill returns a new array (elevation + fill depth) and its own D8 (not used:
     # it follows the flood's order, not the steepest descent)
     fp, _ = fill_depressions(zp, idxs_pit=seeds, nodata=np.float32(np.nan))
-    code = kernels.d8_flats(fp, outlet, float(xres), float(yres))
+    # two threads pay for their start only past about a million cells (a site window is
+    # a few million; the Plainfield test DEM under one)
+    threads = 2 if zp.size > 1_000_000 else 1
+    code = kernels.d8_flats(fp, outlet, float(xres), float(yres), threads=threads)
     # the filled surface is not needed past the D8: its memory takes the fill depth
     fp -= zp
     depth = fp[1:-1, 1:-1]
