@@ -9,7 +9,10 @@ input file must give the newly built answer, not the old one.
 
 from __future__ import annotations
 
+import logging
+import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import geopandas as gpd
@@ -18,7 +21,7 @@ import shapely
 
 import georeview.pipeline.jurisdictions as pj
 from georeview.load import load_layers
-from georeview.measure.jurisdiction import Jurisdictions
+from georeview.measure.jurisdiction import Jurisdictions, Municipality
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -165,3 +168,219 @@ def test_key_reads_a_file_whose_name_looks_like_a_pattern(somers: Path) -> None:
     data[-1] ^= 0xFF
     (somers / "b[1].gpkg").write_bytes(bytes(data))
     assert pj.cache_key(load_layers(somers), reach) != before
+
+
+# ------------------------------------------------------------------ bounded folder
+DEERFIELD = REPO / "layers" / "deerfield"
+
+
+@pytest.fixture(scope="module")
+def deerfield_built() -> Jurisdictions:
+    """Deerfield's jurisdictions built without the cache (the outside value)."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv("GEOREVIEW_CACHE_DIR", "off")
+        return pj.jurisdictions_for(load_layers(DEERFIELD))
+
+
+def _small() -> Jurisdictions:
+    """A made-up result, for entries whose content does not matter."""
+    box = shapely.box(0.0, 0.0, 10.0, 10.0)
+    return Jurisdictions(
+        village=Municipality("V", "V", box, 2414.0), extraterritorial=shapely.box(0, 0, 20, 20)
+    )
+
+
+def _entry(folder: Path, letter: str, used_s: float | None = None) -> Path:
+    """Write an entry named by ``letter`` (64 of it), last used at ``used_s`` (epoch s)."""
+    path = folder / f"{letter * 64}.json"
+    assert pj._write(path, _small())
+    if used_s is not None:
+        os.utime(path, ns=(int(used_s * 1e9), int(used_s * 1e9)))
+    return path
+
+
+def _letters(folder: Path) -> set[str]:
+    return {p.name[0] for p in folder.glob("*.json") if not p.name.startswith(".")}
+
+
+def test_least_recently_used_entry_is_evicted_and_a_hit_counts_as_use(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = cache / "jurisdictions"
+    monkeypatch.setattr(pj, "MAX_ENTRIES", 3)
+    # three old entries, used at 1000, 2000 and 3000 s after the epoch
+    for letter, used_s in zip("abc", (1000.0, 2000.0, 3000.0), strict=True):
+        _entry(folder, letter, used_s)
+    # a fourth (Deerfield's, built now) leaves room for two more: "a", the oldest, goes
+    pj.jurisdictions_for(load_layers(DEERFIELD))
+    (mine,) = (p for p in folder.glob("*.json") if p.name[0] not in "abc")
+    assert _letters(folder) == {"b", "c", mine.name[0]}
+
+    # Deerfield's entry made the oldest (500 s), then hit: the hit marks it used now
+    os.utime(mine, ns=(500 * 10**9, 500 * 10**9))
+    pj.jurisdictions_for(load_layers(DEERFIELD))
+    assert mine.stat().st_mtime > 3000.0
+
+    # a new entry evicts "b" (used at 2000 s), not the one hit last (500 s before the hit)
+    monkeypatch.setattr(pj, "cache_key", lambda *_: "e" * 64)
+    pj.jurisdictions_for(load_layers(DEERFIELD))
+    assert _letters(folder) == {"c", "e", mine.name[0]}
+
+
+def test_size_cap_evicts_oldest_first_and_keeps_the_newest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "jurisdictions"
+    for letter, used_s in zip("abcd", (4000.0, 1000.0, 3000.0, 2000.0), strict=True):
+        size_bytes = _entry(folder, letter, used_s).stat().st_size
+    # room for two and a half entries: the newest and the next most recently used ("a")
+    monkeypatch.setattr(pj, "MAX_BYTES", int(2.5 * size_bytes))
+    newest = _entry(folder, "f")
+    pj._evict(folder, newest=newest)
+    assert _letters(folder) == {"a", "f"}
+    # smaller than a single entry: the one just written still stays
+    monkeypatch.setattr(pj, "MAX_BYTES", 1)
+    pj._evict(folder, newest=newest)
+    assert _letters(folder) == {"f"}
+
+
+def test_eviction_removes_stale_partial_files_and_nothing_else(tmp_path: Path) -> None:
+    folder = tmp_path / "jurisdictions"
+    newest = _entry(folder, "a")
+    stale = folder / ".partial-dead.json"  # left by a process killed while writing
+    stale.write_text("{")
+    os.utime(stale, ns=(10**9, 10**9))
+    live = folder / ".partial-live.json"  # being written by another process right now
+    live.write_text("{")
+    other = folder / "notes.txt"  # not an entry's name: never deleted
+    other.write_text("mine")
+    pj._evict(folder, newest=newest)
+    assert not stale.exists()
+    assert live.exists()
+    assert other.exists()
+
+
+def test_entry_deleted_by_another_process_during_eviction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "jurisdictions"
+    for letter, used_s in zip("abc", (1000.0, 2000.0, 3000.0), strict=True):
+        _entry(folder, letter, used_s)
+    newest = _entry(folder, "d")
+    real_scandir = os.scandir
+
+    class Listed(list[os.DirEntry[str]]):
+        def __enter__(self) -> Listed:
+            return self
+
+        def __exit__(self, *_: object) -> None:
+            return None
+
+    def listing_then_gone(path: Path) -> Listed:
+        with real_scandir(path) as it:
+            listed = Listed(it)
+        # the other process deletes "b" after this one listed the folder
+        (folder / f"{'b' * 64}.json").unlink()
+        return listed
+
+    monkeypatch.setattr(pj, "MAX_ENTRIES", 2)
+    with monkeypatch.context() as m:
+        m.setattr(pj.os, "scandir", listing_then_gone)
+        pj._evict(folder, newest=newest)
+    assert _letters(folder) == {"c", "d"}
+
+
+def test_concurrent_writers_share_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four writers at once: none fails, and the folder ends within its bound."""
+    folder = tmp_path / "jurisdictions"
+    monkeypatch.setattr(pj, "MAX_ENTRIES", 5)
+
+    def writer(letters: str) -> None:
+        for letter in letters * 5:
+            path = folder / f"{letter * 64}.json"
+            if pj._read(path) is None and pj._write(path, _small()):
+                pj._evict(folder, newest=path)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(writer, ("0123", "4567", "89ab", "cdef")))
+    assert 1 <= len(_letters(folder)) <= 5
+    assert not list(folder.glob(".partial-*"))
+    for p in folder.glob("*.json"):
+        assert pj._read(p) is not None
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b'{"format": 1, "village": ',  # cut short
+        b"[1, 2]",  # JSON, but a list
+        b"[" * 100_000,  # deeper than the JSON parser's stack
+        b'{"format": 1, "village": {"name": "V", "kind": "V", "geometry": "@@", "reach_m": 1}}',
+        b"\xff\xfe not UTF-8",
+        b"",
+    ],
+    ids=["cut", "list", "deep", "bad-base64", "not-utf8", "empty"],
+)
+def test_damaged_entry_is_ignored_and_replaced(
+    cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    deerfield_built: Jurisdictions,
+    damage: bytes,
+) -> None:
+    pj.jurisdictions_for(load_layers(DEERFIELD))
+    (path,) = (cache / "jurisdictions").glob("*.json")
+    path.write_bytes(damage)
+    with caplog.at_level(logging.DEBUG, logger=pj.__name__):
+        _same(pj.jurisdictions_for(load_layers(DEERFIELD)), deerfield_built)
+    assert "not used" in caplog.text
+    # replaced: the file is a whole entry again, read back without building
+    replaced = pj._read(path)
+    assert replaced is not None
+    _same(replaced, deerfield_built)
+
+
+def test_cache_folder_that_is_a_file_is_skipped_with_a_debug_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    deerfield_built: Jurisdictions,
+) -> None:
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    (folder / "jurisdictions").write_text("a file where the folder should be")
+    monkeypatch.setenv("GEOREVIEW_CACHE_DIR", str(folder))
+    with caplog.at_level(logging.DEBUG, logger=pj.__name__):
+        _same(pj.jurisdictions_for(load_layers(DEERFIELD)), deerfield_built)
+    assert "not written" in caplog.text
+
+
+def test_read_only_entry_is_still_a_hit(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, deerfield_built: Jurisdictions
+) -> None:
+    pj.jurisdictions_for(load_layers(DEERFIELD))
+
+    def refused(*_: object, **__: object) -> None:
+        # what a read-only folder or file system answers (root ignores chmod here)
+        raise PermissionError(13, "Permission denied")
+
+    def no_build(*_: object) -> Jurisdictions:
+        raise AssertionError("built again although the cache holds the answer")
+
+    monkeypatch.setattr(pj.os, "utime", refused)
+    monkeypatch.setattr(pj, "_build", no_build)
+    _same(pj.jurisdictions_for(load_layers(DEERFIELD)), deerfield_built)
+
+
+def test_eviction_in_a_missing_folder_does_not_fail(tmp_path: Path) -> None:
+    pj._evict(tmp_path / "gone", newest=tmp_path / "gone" / f"{'a' * 64}.json")
+
+
+def test_no_home_directory_means_no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(pj.Path, "home", staticmethod(no_home))
+    assert pj.cache_dir({}) is None

@@ -9,12 +9,20 @@ cache file named by a digest of everything it depends on: the bytes of
 ordinance's ``etj_miles`` parameter, and the source of the code that reads and builds
 them with the versions of shapely and GEOS. When any of them changes, the digest
 changes, so a cached result is never stale; a cache that cannot be read or written is
-ignored (the result is computed).
+ignored (the result is computed, and a debug message says why).
 
 The cache folder is ``$GEOREVIEW_CACHE_DIR`` when set (``off`` disables the cache),
 else ``$XDG_CACHE_HOME/georeview``, else ``~/.cache/georeview``; the files are under
 ``jurisdictions/``. They hold geometries as WKB inside JSON (no pickle: reading a
 cache file runs no code).
+
+Every layers folder and code version adds an entry, so the folder is bounded: after a
+new entry is written, the least recently used entries past :data:`MAX_ENTRIES` or past
+:data:`MAX_BYTES` in all are deleted (a hit marks its entry used by setting its
+modification time), as are temporary files a process left when it died mid-write.
+Two processes may share the folder: an entry is written to a temporary file and renamed
+(a reader sees the old file or the new one, never half of one), and an entry deleted by
+the other process between listing and reading is simply a miss.
 """
 
 from __future__ import annotations
@@ -24,7 +32,9 @@ import hashlib
 import json
 import logging
 import os
+import re
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -36,7 +46,7 @@ from georeview.load import Layers
 from georeview.measure.jurisdiction import Jurisdictions, Municipality, build
 from georeview.rules import load_ordinance
 
-__all__ = ["cache_dir", "cache_key", "jurisdictions_for"]
+__all__ = ["MAX_BYTES", "MAX_ENTRIES", "cache_dir", "cache_key", "jurisdictions_for"]
 
 log = logging.getLogger(__name__)
 
@@ -44,13 +54,25 @@ log = logging.getLogger(__name__)
 _FORMAT = 1
 #: Package sources whose code decides the result (reading, repairing, building).
 _CODE = ("config", "load", "measure/jurisdiction.py", "pipeline/jurisdictions.py")
+#: Entries kept: the most recently used. An entry is 59 kB (Somers' layers) to 2.1 MB
+#: (Deerfield's: its neighbours layer is 1.7 MB), so 16 of them are a few tens of MB at most.
+MAX_ENTRIES = 16
+#: Bytes the entries may take in all (the most recent entry is kept whatever its size).
+MAX_BYTES = 256 * 2**20
+#: A temporary file this old (seconds) was left by a process that died while writing it;
+#: a live writer renames its file within a second.
+_STALE_PARTIAL_S = 3600.0
+_PARTIAL_PREFIX = ".partial-"
+#: The name of an entry: the hex SHA-256 of :func:`cache_key` (nothing else is deleted).
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.json")
 
 
 def jurisdictions_for(layers: Layers) -> Jurisdictions:
     """Compute the village's extraterritorial area from its boundary layers.
 
     The result is read from the cache when a file for the same inputs exists
-    (see the module docstring), and written there otherwise.
+    (see the module docstring), which marks that entry used; otherwise it is built
+    and written there, and the least recently used entries past the limits go.
     """
     cfg = layers.config
     toml = layers.folder / "layers.toml"
@@ -63,10 +85,11 @@ def jurisdictions_for(layers: Layers) -> Jurisdictions:
         path = folder / "jurisdictions" / f"{cache_key(layers, reach_miles)}.json"
         cached = _read(path)
         if cached is not None:
+            _touch(path)
             return cached
     result = _build(layers, reach_miles)
-    if path is not None:
-        _write(path, result)
+    if path is not None and _write(path, result):
+        _evict(path.parent, newest=path)
     return result
 
 
@@ -105,7 +128,14 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path | None:
     if own:
         return None if own.lower() == "off" else Path(own)
     xdg = env.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "georeview"
+    if xdg:
+        return Path(xdg) / "georeview"
+    try:
+        home = Path.home()
+    except RuntimeError as exc:  # no HOME and no password entry (a bare container)
+        log.debug("jurisdiction cache off: %s", exc)
+        return None
+    return home / ".cache" / "georeview"
 
 
 def cache_key(layers: Layers, reach_miles: Mapping[str, float]) -> str:
@@ -175,13 +205,36 @@ def _read(path: Path) -> Jurisdictions | None:
         )
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError, shapely.errors.GEOSException) as exc:
+    # What a damaged file can raise while decoded: not JSON or not UTF-8 (ValueError),
+    # JSON of another shape (KeyError, TypeError, AttributeError: a list where an object
+    # was), nesting deeper than the parser's stack (RecursionError), bad base64
+    # (binascii.Error, a ValueError) or bad WKB (GEOSException).
+    except (
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        RecursionError,
+        shapely.errors.GEOSException,
+    ) as exc:
         log.debug("jurisdiction cache %s not used: %s", path, exc)
         return None
 
 
-def _write(path: Path, j: Jurisdictions) -> None:
-    """Write ``j`` to ``path`` atomically (temporary file, then rename); never fails."""
+def _touch(path: Path) -> None:
+    """Mark the entry at ``path`` as just used (its modification time), if the folder lets us."""
+    try:
+        os.utime(path)
+    except OSError as exc:
+        log.debug("jurisdiction cache %s not marked used: %s", path, exc)
+
+
+def _write(path: Path, j: Jurisdictions) -> bool:
+    """Write ``j`` to ``path`` atomically (temporary file, then rename); never fails.
+
+    Returns whether the entry was written.
+    """
     data = {
         "format": _FORMAT,
         "village": _municipality_dict(j.village),
@@ -193,7 +246,7 @@ def _write(path: Path, j: Jurisdictions) -> None:
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".partial-", suffix=".json", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=_PARTIAL_PREFIX, suffix=".json", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(data, f)
@@ -202,6 +255,59 @@ def _write(path: Path, j: Jurisdictions) -> None:
             Path(tmp).unlink(missing_ok=True)
     except OSError as exc:
         log.debug("jurisdiction cache %s not written: %s", path, exc)
+        return False
+    return True
+
+
+def _evict(folder: Path, *, newest: Path) -> None:
+    """Delete the least recently used entries of ``folder`` past the limits; never fails.
+
+    Entries are ranked by modification time (written or last hit), ``newest`` first
+    whatever its time says; going down that list, the first entry that would pass
+    :data:`MAX_ENTRIES` or :data:`MAX_BYTES` and every older one are deleted, so an
+    older entry never outlives a newer one. Temporary files older than an hour are
+    deleted too. A file another process deleted meanwhile is skipped.
+    """
+    try:
+        with os.scandir(folder) as listing:
+            names = list(listing)
+    except OSError as exc:
+        log.debug("jurisdiction cache %s not listed: %s", folder, exc)
+        return
+    now_s = time.time()
+    entries: list[tuple[int, str, int]] = []
+    for e in names:
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError:
+            continue  # deleted by another process since the listing
+        if e.name.startswith(_PARTIAL_PREFIX) and now_s - st.st_mtime > _STALE_PARTIAL_S:
+            _unlink(Path(e.path))
+        elif _ENTRY_NAME.fullmatch(e.name) and e.name != newest.name:
+            entries.append((st.st_mtime_ns, e.name, st.st_size))
+    try:
+        total_bytes = newest.stat().st_size
+    except OSError:
+        total_bytes = 0
+    entries.sort(reverse=True)  # most recently used first
+    cut = len(entries)
+    for i, (_, _, size_bytes) in enumerate(entries):
+        total_bytes += size_bytes
+        if i + 2 > MAX_ENTRIES or total_bytes > MAX_BYTES:  # i + 2: with ``newest``
+            cut = i
+            break
+    for _, name, _ in entries[cut:]:
+        _unlink(folder / name)
+    if cut < len(entries):
+        log.debug("jurisdiction cache: %d entries evicted", len(entries) - cut)
+
+
+def _unlink(path: Path) -> None:
+    """Delete ``path`` if it is there; a failure only logs."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        log.debug("jurisdiction cache %s not deleted: %s", path, exc)
 
 
 def _wkb(geom: shapely.Geometry) -> str:
