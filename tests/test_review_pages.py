@@ -25,7 +25,7 @@ import pytest
 import shapely
 from _web_helpers import CHROMIUM, PageWatch
 
-from georeview.report import map_data, map_popups, map_styles, webmap, write_reports
+from georeview.report import map_data, map_popups, map_styles, rule_reads, webmap, write_reports
 from georeview.report.reader import DETERMINATION_KINDS
 
 pytestmark = [
@@ -319,7 +319,7 @@ def test_zone_x_polygon_does_not_carry_the_100_year_finding(reviews):
 def test_downstream_layer_carries_the_discharge_rule(reviews):
     rev, _, report = reviews["somers_etj_near_kenosha"]
     found = map_popups.layer_findings(
-        report, map_popups.rule_facts(rev.ordinance), map_styles.LAYERS["downstream"]
+        report, rule_reads.rule_facts(rev.ordinance), map_styles.LAYERS["downstream"]
     )
     assert any(f["citation"] == "§ 17.10(B)(4)(h)" for f in found)
 

@@ -17,7 +17,15 @@ import shapely
 from _web_helpers import make_review
 from pyproj import Transformer
 
-from georeview.report import map_assets, map_data, map_popups, map_styles, webmap, write_reports
+from georeview.report import (
+    map_assets,
+    map_data,
+    map_popups,
+    map_styles,
+    rule_reads,
+    webmap,
+    write_reports,
+)
 from georeview.report.index import index_data, outcome, write_index
 
 
@@ -116,7 +124,7 @@ def test_every_layer_is_on_the_map(rev, map_html):
 
 def test_popups_carry_each_layers_findings(rev):
     report = rev.to_dict()
-    by_rule = map_popups.rule_facts(rev.ordinance)
+    by_rule = rule_reads.rule_facts(rev.ordinance)
     # The rules that read the wetland fact (Deerfield ch. 31) are the wetland popup's.
     wet_rules = {
         r

@@ -13,31 +13,10 @@ from typing import Any
 import geopandas as gpd
 
 from georeview.report.map_styles import LayerStyle
+from georeview.report.reader import determination_label, is_determination, plain
 
 #: Most findings listed in one popup.
 MAX_POPUP_FINDINGS = 14
-
-
-def _condition_facts(cond: Any, out: set[str]) -> None:
-    if cond is None:
-        return
-    if cond.fact:
-        out.add(cond.fact)
-    for c in (cond.all or ()) + (cond.any or ()):
-        _condition_facts(c, out)
-    _condition_facts(cond.not_, out)
-
-
-def rule_facts(ordinance: Any) -> dict[str, set[str]]:
-    """Return, for every rule id of ``ordinance``, the fact names the rule reads."""
-    out: dict[str, set[str]] = {}
-    for rule in ordinance.rules:
-        facts: set[str] = set()
-        _condition_facts(rule.when, facts)
-        _condition_facts(rule.applies_when, facts)
-        facts.update(f for f in (rule.measure, rule.fact) if f)
-        out[rule.id] = facts
-    return out
 
 
 #: Order of findings in a popup: what needs the reviewer first.
@@ -81,8 +60,6 @@ def layer_findings(
         if by_fact or (by_kind and (f.get("applies") or unresolved)):
             chosen.append(f)
     chosen.sort(key=lambda f: STATUS_RANK.get(f["status"], 9))
-    from georeview.report.reader import determination_label, is_determination, plain
-
     out = []
     for f in chosen[:limit]:
         det = is_determination(f) and f["status"] == "pass"

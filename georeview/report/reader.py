@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from georeview.report.rule_reads import rule_facts
+
 #: Rule kinds whose findings are determinations (what applies), not compliance results.
 DETERMINATION_KINDS = frozenset({"reach", "exemption", "trigger", "classify", "info"})
 #: Statuses a compliance result can have, worst first.
@@ -255,7 +257,6 @@ def evidence_of(finding: Mapping[str, Any], derived: Mapping[str, list[str]]) ->
 def derive_evidence(review: Any) -> dict[str, list[str]]:
     """Rule id → sources of the facts the rule reads (the fact registry's ``source``)."""
     from georeview.facts.registry import registry
-    from georeview.report.map_popups import rule_facts
 
     reg = registry()
     out: dict[str, list[str]] = {}
@@ -267,8 +268,6 @@ def derive_evidence(review: Any) -> dict[str, list[str]]:
 
 def missing_facts(review: Any) -> dict[str, list[str]]:
     """Rule id → the facts it reads that have no value in this review."""
-    from georeview.report.map_popups import rule_facts
-
     facts = review.facts or {}
     return {
         rid: sorted(f for f in names if facts.get(f) is None)

@@ -33,7 +33,7 @@ def village_facts_read(review: Any) -> dict[str, dict[str, Any]]:
         ``{fact: {"description": str, "rules": [rule id, ...]}}``, facts in name order.
     """
     from georeview.facts.registry import registry
-    from georeview.report.map_popups import rule_facts
+    from georeview.report.rule_reads import rule_facts
 
     reg = registry()
     out: dict[str, dict[str, Any]] = {}

@@ -34,8 +34,9 @@ from georeview.report.map_data import (
     feature_groups,
     map_frames,
 )
-from georeview.report.map_popups import layer_findings, layer_lines, popup_fields, rule_facts
+from georeview.report.map_popups import layer_findings, layer_lines, popup_fields
 from georeview.report.map_styles import LAYERS, PATTERNS, LayerStyle, style_for
+from georeview.report.rule_reads import rule_facts
 
 log = logging.getLogger(__name__)
 
