@@ -15,11 +15,12 @@ import datetime as dt
 import functools
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from georeview.config import package_data
 from georeview.errors import ConfigError, InputError
+from georeview.procedure.categories import for_category, only_for
 
 __all__ = [
     "Deadline",
@@ -536,10 +537,7 @@ def deadlines(
         ``date=None``.
     """
     spec = municipality_calendar(municipality)
-    if category is not None and category not in ("major", "minor"):
-        raise InputError(
-            f"category must be 'major', 'minor' or None, got {category!r}", field="category"
-        )
+    listed = for_category(spec.get("deadlines", []), category)
     if building_permit_days is not None:
         _check_count(building_permit_days, "building_permit_days")
     facts: dict[str, Any] = {"building_permit_days": building_permit_days}
@@ -558,21 +556,9 @@ def deadlines(
     if facts["application_date"] is None:
         raise InputError("application_date is required", field="application_date")
     out = []
-    for item in spec.get("deadlines", []):
-        cats = item.get("categories", [])
-        if cats and category is not None and category not in cats:
-            continue
+    for item, only in listed:
         deadline = _deadline(item, municipality, facts)
-        if cats and category is None:
-            deadline = Deadline(
-                deadline.id,
-                f"{deadline.name} [{', '.join(cats)} only]",
-                deadline.date,
-                deadline.citation,
-                deadline.rule,
-                deadline.basis,
-            )
-        out.append(deadline)
+        out.append(replace(deadline, name=only_for(deadline.name, only)) if only else deadline)
     logger.debug("%d deadlines for %s", len(out), municipality)
     return out
 

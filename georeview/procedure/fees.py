@@ -29,18 +29,18 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from georeview.errors import ConfigError, InputError
+from georeview.procedure.categories import for_category, only_for
 
 __all__ = ["MoneyItem", "MoneyResult", "money"]
 
 logger = logging.getLogger(__name__)
 
 _CENT = Decimal("0.01")
-_CATEGORIES = ("major", "minor")
 
 
 def _usd(value: Decimal) -> float:
@@ -259,31 +259,19 @@ def money(
     from georeview.ordinances import table
 
     spec_table = table(municipality, "money")
-    if category is not None and category not in _CATEGORIES:
-        raise InputError(
-            f"category must be 'major', 'minor' or None, got {category!r}", field="category"
-        )
+    listed = for_category(spec_table.get("items", []), category)
     cost = _check_cost(control_cost_usd)
     facts = {"plat_fee_paid": plat_fee_paid, "building_permit_fee_paid": building_permit_fee_paid}
     items = []
-    for spec in spec_table.get("items", []):
-        cats = spec.get("categories", [])
-        if cats and category is not None and category not in cats:
-            continue
+    for spec, only in listed:
         item = _item(spec, facts, cost)
-        if cats and category is None:
-            item = MoneyItem(
-                id=item.id,
-                name=f"{item.name} [{', '.join(cats)} only]",
-                amount_usd=item.amount_usd,
+        if only:
+            item = replace(
+                item,
+                name=only_for(item.name, only),
                 status="needs_info",
-                citation=item.citation,
-                note=f"{item.note} Applies only to {' or '.join(cats)} activities; "
+                note=f"{item.note} Applies only to {' or '.join(only)} activities; "
                 "the category is not known.",
-                min_usd=item.min_usd,
-                max_usd=item.max_usd,
-                quote=item.quote,
-                fact=item.fact,
             )
         items.append(item)
     logger.debug("%d money items for %s (%s)", len(items), municipality, category)
