@@ -8,23 +8,22 @@ with no network and can be e-mailed on its own.
 
 Popups and tooltips are built in the browser from text nodes by
 ``georeview/static/georeview.js``. folium is imported only when a map is built, and
-only its core: the measure and full-screen controls are georeview's own elements,
-because importing ``folium.plugins`` compiles some 80 Jinja templates of plugins the
-map never uses.
+only its core: the legend, the assets, the fit and the measure and full-screen controls
+are georeview's own elements (:mod:`~georeview.report.map_elements`), because importing
+``folium.plugins`` compiles some 80 Jinja templates of plugins the map never uses.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
 import shapely
 
-from georeview.report.map_assets import asset_tags, external_resources, safe_json
+from georeview.report.map_assets import external_resources, safe_json
 from georeview.report.map_data import (
     FLOOD_GROUPS,
     GROUP_NOTES,
@@ -35,7 +34,7 @@ from georeview.report.map_data import (
     map_frames,
 )
 from georeview.report.map_popups import layer_findings, layer_lines, popup_fields
-from georeview.report.map_styles import LAYERS, PATTERNS, LayerStyle, style_for
+from georeview.report.map_styles import PATTERNS, LayerStyle, style_for
 from georeview.report.rule_reads import rule_facts
 
 log = logging.getLogger(__name__)
@@ -44,123 +43,6 @@ log = logging.getLogger(__name__)
 FIT_MARGIN = 0.35
 #: Layers drawn with every vertex: the applicant's own geometry and the jurisdiction lines.
 EXACT_LAYERS = frozenset({"site", "disturbance", "village", "extraterritorial", "ceded"})
-
-
-# ---------------------------------------------------------------- folium elements
-@cache
-def _elements() -> dict[str, Any]:
-    """The folium elements of georeview, defined on first use (folium is imported only here).
-
-    Besides the legend, the assets and the fit, the measure and full-screen controls
-    render the same script as ``folium.plugins.MeasureControl`` and ``Fullscreen``
-    (folium 0.19) without importing ``folium.plugins``; their JavaScript and CSS are
-    the vendored copies (:data:`~georeview.report.map_assets.VENDORED`).
-    """
-    from branca.element import MacroElement
-    from folium.template import Template
-
-    class Legend(MacroElement):
-        _template = Template(
-            "{% macro script(this, kwargs) %}"
-            "georeview.legend({{ this._parent.get_name() }}, {{ this.items }});"
-            "georeview.printScale({{ this._parent.get_name() }});"
-            "{% endmacro %}"
-        )
-
-        def __init__(self, items: list[dict[str, Any]]) -> None:
-            super().__init__()
-            self._name = "GeoreviewLegend"
-            self.items = safe_json(items)
-
-    class Assets(MacroElement):
-        _template = Template(
-            "{% macro header(this, kwargs) %}{{ this.tags }}"
-            "<script>georeview.info = {{ this.info }};"
-            "georeview.patterns({{ this.patterns }});</script>{% endmacro %}"
-        )
-
-        def __init__(self, info: dict[str, Any]) -> None:
-            super().__init__()
-            self._name = "GeoreviewAssets"
-            self.tags = asset_tags()
-            self.info = safe_json(info)
-            self.patterns = safe_json(
-                [
-                    {"key": k, "kind": kind, "color": LAYERS[k].stroke}
-                    for k, kind in PATTERNS.items()
-                ]
-            )
-
-    class Fit(MacroElement):
-        _template = Template(
-            "{% macro script(this, kwargs) %}"
-            "georeview.fit({{ this._parent.get_name() }}, {{ this.bounds }}, {{ this.padding }});"
-            "{% endmacro %}"
-        )
-
-        def __init__(self, bounds: list[list[float]], padding: tuple[int, int]) -> None:
-            super().__init__()
-            self._name = "GeoreviewFit"
-            self.bounds = safe_json(bounds)
-            self.padding = safe_json(list(padding))
-
-    class MeasureControl(MacroElement):
-        # The script of folium.plugins.MeasureControl, with its Leaflet >= 1.8 workaround
-        # (https://github.com/ljagis/leaflet-measure/issues/171).
-        _template = Template(
-            """
-        {% macro script(this, kwargs) %}
-            var {{ this.get_name() }} = new L.Control.Measure(
-                {{ this.options|tojavascript }});
-            {{this._parent.get_name()}}.addControl({{this.get_name()}});
-
-            // Workaround for using this plugin with Leaflet>=1.8.0
-            // https://github.com/ljagis/leaflet-measure/issues/171
-            L.Control.Measure.include({
-                _setCaptureMarkerIcon: function () {
-                    // disable autopan
-                    this._captureMarker.options.autoPanOnFocus = false;
-                    // default function
-                    this._captureMarker.setIcon(
-                        L.divIcon({
-                            iconSize: this._map.getSize().multiplyBy(2)
-                        })
-                    );
-                },
-            });
-
-        {% endmacro %}
-        """
-        )
-
-        def __init__(self, **options: Any) -> None:
-            super().__init__()
-            self._name = "MeasureControl"
-            self.options = options
-
-    class Fullscreen(MacroElement):
-        _template = Template(
-            """
-        {% macro script(this, kwargs) %}
-            L.control.fullscreen(
-                {{ this.options|tojavascript }}
-            ).addTo({{this._parent.get_name()}});
-        {% endmacro %}
-        """
-        )
-
-        def __init__(self, **options: Any) -> None:
-            super().__init__()
-            self._name = "Fullscreen"
-            self.options = options
-
-    return {
-        "legend": Legend,
-        "assets": Assets,
-        "fit": Fit,
-        "measure": MeasureControl,
-        "fullscreen": Fullscreen,
-    }
 
 
 # ---------------------------------------------------------------- the map
@@ -298,25 +180,26 @@ def _add_controls(
     """Assets, layer control, measure and full-screen controls, legend and fit."""
     import folium
 
-    el = _elements()
+    from georeview.report import map_elements as el
+
     west, south, east, north = bounds
-    fmap.add_child(el["assets"](info))
+    fmap.add_child(el.Assets(info))
     folium.LayerControl(collapsed=False).add_to(fmap)
-    el["measure"](
+    el.MeasureControl(
         position="topleft",
         primary_length_unit="feet",
         secondary_length_unit="miles",
         primary_area_unit="sqfeet",
         secondary_area_unit="acres",
     ).add_to(fmap)
-    el["fullscreen"](
+    el.Fullscreen(
         position="topleft",
         title="Full Screen",
         title_cancel="Exit Full Screen",
         force_separate_button=False,
     ).add_to(fmap)
-    fmap.add_child(el["legend"](legend))
-    fmap.add_child(el["fit"]([[south, west], [north, east]], (30, 30)))
+    fmap.add_child(el.Legend(legend))
+    fmap.add_child(el.Fit([[south, west], [north, east]], (30, 30)))
 
 
 def build_map(
