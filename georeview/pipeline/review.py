@@ -20,7 +20,7 @@ import shapely
 from georeview.errors import ConfigError
 from georeview.facts.build import activity_columns, facts_frame, record_of, site_map_columns
 from georeview.facts.determinations import FILE_NAME as DETERMINATIONS_FILE
-from georeview.facts.determinations import load_determinations
+from georeview.facts.determinations import Determinations, load_determinations
 from georeview.facts.plan import plan_facts
 from georeview.facts.sitemap import sitemap_facts
 from georeview.load import Layers, LoadedSubmission, load_layers, load_submission, to_crs
@@ -80,21 +80,11 @@ def review(
         default ``determinations.toml`` beside submission.toml when there is one.
     """
     submission_dir = Path(submission_dir)
-    if layers is None:
-        folder, _ = resolve_layers(submission_dir, layers_dir)
-        layers = load_layers(folder)
-    if with_terrain and layers.config.dem is not None:
-        # pyflwdir's import (with scipy and numba) is most of a first trace's start-up:
-        # begun here, it overlaps reading the submission and the layers around the site
-        from georeview.measure.flow_routing import start_warm_up
-
-        start_warm_up()
+    layers = _layers(submission_dir, layers_dir, layers, with_terrain=with_terrain)
     crs = to_crs(layers.config.working_crs, path=layers.folder / "layers.toml")
     sub = _load_matching(submission_dir, layers, crs)
     ordinance = load_ordinance(layers.config.municipality)
-    if determinations is None and (submission_dir / DETERMINATIONS_FILE).is_file():
-        determinations = submission_dir / DETERMINATIONS_FILE
-    decided = load_determinations(determinations, sub.config.municipality)
+    decided = _determinations(submission_dir, determinations, sub)
     if jurisdictions is None:
         jurisdictions = jurisdictions_for(layers)
     site = sub.site_geom
@@ -118,27 +108,8 @@ def review(
     )
     warnings += terr_warn
     eng = engineering_stage(sub, layers, areas, disturbance, site, ctx.soils)
-    sitemap = sitemap_facts(
-        sub,
-        layers_near={
-            "wetlands": ctx.wetlands,
-            "floodplain": ctx.sfha,
-            "floodway": ctx.floodways,
-            "hydrography": ctx.hydrography,
-            "roads": ctx.roads,
-        },
-        working_crs=crs,
-        downstream=terrain.get("downstream"),
-    )
-    facts = record_of(
-        facts_frame(
-            measured_facts(areas, where, terrain),
-            activity_columns(sub.config.activity, 1),
-            n=1,
-            site_map=site_map_columns(sub.config.site_map, 1),
-            extra={**engineering_facts(eng), **plan_facts(sub), **sitemap, **decided.facts()},
-        )
-    )
+    sitemap = _sitemap(sub, ctx, crs, terrain)
+    facts = _facts(sub, measured_facts(areas, where, terrain), eng, sitemap, decided)
     extras: dict[str, Any] = {
         "soil_loss_tons_per_acre_year": eng.soil_loss_tons_per_acre_year,
         "peak_flow_cfs": eng.peak_flow_cfs,
@@ -146,13 +117,6 @@ def review(
         "determinations": decided.to_dict(),
     }
     judgement = _judge(ordinance, sub, facts, extras)
-    map_layers = {
-        "wetlands": ctx.wetlands,
-        "floodplain": ctx.floodplain,
-        "hydrography": ctx.hydrography,
-        "soils": ctx.soils,
-        **map_extra,
-    }
     return Review(
         submission=sub,
         layers=layers,
@@ -164,9 +128,85 @@ def review(
         terrain=terrain,
         extras=extras,
         warnings=tuple(warnings),
-        map_layers={k: v for k, v in map_layers.items() if v is not None},
+        map_layers=_map_layers(ctx, map_extra),
         jurisdictions=jurisdictions,
     )
+
+
+def _layers(
+    submission_dir: Path, layers_dir: Path | None, layers: Layers | None, *, with_terrain: bool
+) -> Layers:
+    """The layers to review against (read unless given); start the flow routing's warm-up."""
+    if layers is None:
+        folder, _ = resolve_layers(submission_dir, layers_dir)
+        layers = load_layers(folder)
+    if with_terrain and layers.config.dem is not None:
+        # pyflwdir's import (with scipy and numba) is most of a first trace's start-up:
+        # begun here, it overlaps reading the submission and the layers around the site
+        from georeview.measure.flow_routing import start_warm_up
+
+        start_warm_up()
+    return layers
+
+
+def _determinations(
+    submission_dir: Path, path: Path | None, sub: LoadedSubmission
+) -> Determinations:
+    """The Village's determinations: ``path``, else the file beside submission.toml if any."""
+    if path is None and (submission_dir / DETERMINATIONS_FILE).is_file():
+        path = submission_dir / DETERMINATIONS_FILE
+    return load_determinations(path, sub.config.municipality)
+
+
+def _sitemap(
+    sub: LoadedSubmission, ctx: _Context, crs: Any, terrain: dict[str, Any]
+) -> dict[str, Any]:
+    """The site-map facts, against the reference layers read around the site."""
+    return sitemap_facts(
+        sub,
+        layers_near={
+            "wetlands": ctx.wetlands,
+            "floodplain": ctx.sfha,
+            "floodway": ctx.floodways,
+            "hydrography": ctx.hydrography,
+            "roads": ctx.roads,
+        },
+        working_crs=crs,
+        downstream=terrain.get("downstream"),
+    )
+
+
+def _facts(
+    sub: LoadedSubmission,
+    measured: dict[str, Any],
+    eng: Any,
+    sitemap: dict[str, Any],
+    decided: Determinations,
+) -> dict[str, Any]:
+    """The one record of facts the rules read: measured, declared, engineered, decided."""
+    return record_of(
+        facts_frame(
+            measured,
+            activity_columns(sub.config.activity, 1),
+            n=1,
+            site_map=site_map_columns(sub.config.site_map, 1),
+            extra={**engineering_facts(eng), **plan_facts(sub), **sitemap, **decided.facts()},
+        )
+    )
+
+
+def _map_layers(
+    ctx: _Context, map_extra: dict[str, gpd.GeoDataFrame]
+) -> dict[str, gpd.GeoDataFrame]:
+    """The reference and terrain layers map.html draws (those present)."""
+    layers = {
+        "wetlands": ctx.wetlands,
+        "floodplain": ctx.floodplain,
+        "hydrography": ctx.hydrography,
+        "soils": ctx.soils,
+        **map_extra,
+    }
+    return {k: v for k, v in layers.items() if v is not None}
 
 
 def _terrain(
