@@ -329,74 +329,30 @@ def sitemap_facts(
     """
     cfg = submission.config
     sm = cfg.site_map
-    folder = submission.folder
     site = submission.site_geom
     if adjacent_ft is None:
         adjacent_ft = adjacent_distance_ft(cfg.municipality)
     facts: dict[str, Any] = {"site_map.adjacent_ft": adjacent_ft}
 
-    layers = sitemap_layers(folder, working_crs)
+    layers = sitemap_layers(submission.folder, working_crs)
     declared = set(sm.shows) if sm.shows is not None else None
     from_layers = set(layers or ())
     known = declared is not None or layers is not None
     shown = (declared or set()) | from_layers
 
-    contour_path = (
-        submission_file(folder, sm.contours, "site_map.contours") if sm.contours else None
-    )
-    if contour_path is not None:
-        from georeview.measure.contours import measure_contour_interval_ft
-
-        gdf = read_submission_layer(
-            contour_path, working_crs, folder=folder, label="site_map.contours"
-        )
-        fld = contour_field(gdf, sm.contour_field, contour_path)
-        try:
-            measured = measure_contour_interval_ft(gdf, fld)
-        except InputError as exc:
-            raise ConfigError(
-                f"{exc.message} ({fld})", path=contour_path, field="site_map.contours"
-            ) from None
-        facts["site_map.contour_interval_ft"] = measured
-        facts["site_map.contour_interval_measured_ft"] = measured
-        facts["site_map.contour_interval_source"] = "measured"
+    contours = _contour_facts(submission, working_crs)
+    if contours["site_map.contour_interval_source"] == "measured":
         shown.add("topography")
-        log.info("contour layer %s: measured interval %.3f ft", contour_path.name, measured)
-    else:
-        facts["site_map.contour_interval_measured_ft"] = None
-        facts["site_map.contour_interval_source"] = (
-            "declared" if sm.contour_interval_ft is not None else None
-        )
-
-    if sm.grid_layer:
-        grid_path = submission_file(folder, sm.grid_layer, "site_map.grid_layer")
-        grid = read_submission_layer(
-            grid_path, working_crs, folder=folder, label="site_map.grid_layer"
-        )
-        if grid.empty:
-            raise GeometryError("contains no features", path=grid_path)
-        covers = _grid_covers(grid, site, tol=M_PER_FT / _unit_m(working_crs))
-        facts["site_map.grid_covers_site"] = covers
-        facts["site_map.grid"] = covers
+    facts.update(contours)
+    grid, has_grid = _grid_facts(submission, working_crs)
+    if has_grid:
         shown.add("grid")
-    elif sm.grid is not None:
-        facts["site_map.grid"] = sm.grid
-        if sm.grid:
-            shown.add("grid")
-    if "grid" in shown and "site_map.grid" not in facts:
-        facts["site_map.grid"] = True
-
-    for f in SITE_MAP_FEATURES:
-        facts[f"site_map.shows.{f}"] = True if f in shown else (False if known else None)
+    if "grid" in shown and "site_map.grid" not in grid:
+        grid["site_map.grid"] = True  # only ``shows`` or a sitemap/ layer names it
+    facts.update(grid)
 
     near = features_near(site, layers_near, adjacent_ft=adjacent_ft, working_crs=working_crs)
-    for f in NEAR_FEATURES:
-        s: bool | None = any(a in shown for a in SHOWN_AS[f])
-        if not s and not known:
-            s = None
-        facts[f"site_map.near.{f}"] = near[f]
-        facts[f"site_map.shows.{f}"] = s
-        facts[f"site_map.feature_ok.{f}"] = _tri_or_ok(near[f], s)
+    facts.update(_shown_facts(shown, known, near))
 
     wet = layers_near.get("wetlands")
     facts["site_map.on_site.wetlands"] = (
@@ -415,6 +371,80 @@ def sitemap_facts(
     )
     facts["site_map.layers"] = tuple(sorted(from_layers))
     return facts
+
+
+def _shown_facts(
+    shown: set[str], known: bool, near: dict[str, bool | None]
+) -> dict[str, bool | None]:
+    """What the map shows of every feature, and of each near-site one whether that is enough.
+
+    ``known``: whether ``shows`` or a ``sitemap/`` folder says what the map shows at all
+    (else a feature not named is unknown, not absent).
+    """
+    facts: dict[str, bool | None] = {}
+    for f in SITE_MAP_FEATURES:
+        facts[f"site_map.shows.{f}"] = True if f in shown else (False if known else None)
+    for f in NEAR_FEATURES:
+        s: bool | None = any(a in shown for a in SHOWN_AS[f])
+        if not s and not known:
+            s = None
+        facts[f"site_map.near.{f}"] = near[f]
+        facts[f"site_map.shows.{f}"] = s
+        facts[f"site_map.feature_ok.{f}"] = _tri_or_ok(near[f], s)
+    return facts
+
+
+def _contour_facts(submission: LoadedSubmission, working_crs: CRS) -> dict[str, Any]:
+    """The contour interval: measured from ``[site_map] contours`` when given, else declared.
+
+    ``site_map.contour_interval_source`` is ``"measured"`` exactly when the layer was read
+    (the map then shows the topography).
+    """
+    sm = submission.config.site_map
+    folder = submission.folder
+    if not sm.contours:
+        source = "declared" if sm.contour_interval_ft is not None else None
+        return {
+            "site_map.contour_interval_measured_ft": None,
+            "site_map.contour_interval_source": source,
+        }
+    from georeview.measure.contours import measure_contour_interval_ft
+
+    path = submission_file(folder, sm.contours, "site_map.contours")
+    gdf = read_submission_layer(path, working_crs, folder=folder, label="site_map.contours")
+    fld = contour_field(gdf, sm.contour_field, path)
+    try:
+        measured = measure_contour_interval_ft(gdf, fld)
+    except InputError as exc:
+        raise ConfigError(f"{exc.message} ({fld})", path=path, field="site_map.contours") from None
+    log.info("contour layer %s: measured interval %.3f ft", path.name, measured)
+    return {
+        "site_map.contour_interval_ft": measured,
+        "site_map.contour_interval_measured_ft": measured,
+        "site_map.contour_interval_source": "measured",
+    }
+
+
+def _grid_facts(submission: LoadedSubmission, working_crs: CRS) -> tuple[dict[str, Any], bool]:
+    """Whether the map has a grid: a ``[site_map] grid_layer`` covering the site, or declared.
+
+    Returns the facts (none when neither is given: what ``shows`` says then decides)
+    and whether the map shows a grid (a grid layer, even one short of the site, or
+    ``grid = true``).
+    """
+    sm = submission.config.site_map
+    if sm.grid_layer:
+        folder = submission.folder
+        path = submission_file(folder, sm.grid_layer, "site_map.grid_layer")
+        grid = read_submission_layer(path, working_crs, folder=folder, label="site_map.grid_layer")
+        if grid.empty:
+            raise GeometryError("contains no features", path=path)
+        tol = M_PER_FT / _unit_m(working_crs)
+        covers = _grid_covers(grid, submission.site_geom, tol=tol)
+        return {"site_map.grid_covers_site": covers, "site_map.grid": covers}, True
+    if sm.grid is not None:
+        return {"site_map.grid": sm.grid}, bool(sm.grid)
+    return {}, False
 
 
 def _tri_or_ok(near: bool | None, shown: bool | None) -> bool | None:
