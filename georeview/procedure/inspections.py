@@ -377,60 +377,20 @@ def check(
     """
     key = str(municipality).strip().lower()
     spec = _rules(key)
-    dates = [i.date for i in inspections] + list(rain)
-    if start is None or end is None:
-        if not dates:
-            raise InputError("no dates in the log or rain file: give start and end")
-        start = min(dates) if start is None else start
-        end = max(dates) if end is None else end
-    if end < start:
-        raise InputError(f"end {end} is before start {start}", field="end")
+    start, end = _period(inspections, rain, start, end)
     threshold = float(spec["rain_threshold_in"])
     after = int(spec["rain_days_after"])
     inside = [i for i in inspections if start <= i.date <= end]
     inspected = {i.date for i in inside}
-
     storms = sorted(d for d, r in rain.items() if r >= threshold and start <= d <= end)
-    missed_rain = []
-    for day in storms:
-        window = [day + dt.timedelta(days=k) for k in range(after + 1)]
-        if not inspected.intersection(window):
-            missed_rain.append(MissedRain(day, rain[day], window[-1]))
-
-    missed_weeks = []
-    monday = start - dt.timedelta(days=start.weekday())
-    while monday <= end:
-        sunday = monday + dt.timedelta(days=6)
-        lo, hi = max(monday, start), min(sunday, end)
-        if not any(lo <= d <= hi for d in inspected):
-            days = (hi - lo).days + 1
-            missed_weeks.append(MissedWeek(monday, sunday, days, days < 7))
-        monday += dt.timedelta(days=7)
-
+    missed_rain = _missed_rains(storms, rain, inspected, after)
+    missed_weeks = _missed_weeks(start, end, inspected)
     required = [c for c in spec.get("log_fields_required", []) if c != "date"]
-    incomplete = []
-    for item in inside:
-        missing = tuple(c for c in required if not getattr(item, c))
-        if missing:
-            incomplete.append(IncompleteEntry(item.row, item.date, missing))
-
-    rules = (
-        {
-            "rule": f"inspection within {after} day(s) after each day with rain >= {threshold} in",
-            "citation": spec["rain_citation"],
-            "quote": spec["rain_quote"],
-        },
-        {
-            "rule": "at least one inspection each calendar week (Monday to Sunday)",
-            "citation": spec["week_citation"],
-            "quote": spec["week_quote"],
-        },
-        {
-            "rule": f"log entries give: {', '.join(spec.get('log_fields_required', ['date']))}",
-            "citation": spec["log_citation"],
-            "quote": spec["log_quote"],
-        },
-    )
+    incomplete = [
+        IncompleteEntry(item.row, item.date, missing)
+        for item in inside
+        if (missing := tuple(c for c in required if not getattr(item, c)))
+    ]
     logger.info(
         "%s: %d inspections, %d rains >= %s in, %d missed rains, %d missed weeks",
         key,
@@ -450,11 +410,78 @@ def check(
         rain_days_after=after,
         n_inspections=len(inside),
         n_rain_events=len(storms),
-        missed_rain=tuple(missed_rain),
-        missed_weeks=tuple(missed_weeks),
+        missed_rain=missed_rain,
+        missed_weeks=missed_weeks,
         incomplete_entries=tuple(incomplete),
-        rules=rules,
+        rules=_rules_checked(spec, threshold, after),
         notes=tuple(spec.get("notes", [])),
+    )
+
+
+def _period(
+    inspections: Sequence[Inspection],
+    rain: dict[dt.date, float],
+    start: dt.date | None,
+    end: dt.date | None,
+) -> tuple[dt.date, dt.date]:
+    """The period checked: ``start`` and ``end``, else the first and last date of the data."""
+    dates = [i.date for i in inspections] + list(rain)
+    if start is None or end is None:
+        if not dates:
+            raise InputError("no dates in the log or rain file: give start and end")
+        start = min(dates) if start is None else start
+        end = max(dates) if end is None else end
+    if end < start:
+        raise InputError(f"end {end} is before start {start}", field="end")
+    return start, end
+
+
+def _missed_rains(
+    storms: list[dt.date], rain: dict[dt.date, float], inspected: set[dt.date], after: int
+) -> tuple[MissedRain, ...]:
+    """The rain days with no inspection on that day or the ``after`` days that follow."""
+    missed = []
+    for day in storms:  # rain days of one site's season: tens, not cells
+        window = [day + dt.timedelta(days=k) for k in range(after + 1)]
+        if not inspected.intersection(window):
+            missed.append(MissedRain(day, rain[day], window[-1]))
+    return tuple(missed)
+
+
+def _missed_weeks(start: dt.date, end: dt.date, inspected: set[dt.date]) -> tuple[MissedWeek, ...]:
+    """The calendar weeks (Monday to Sunday) with no inspection in their part of the period."""
+    missed = []
+    monday = start - dt.timedelta(days=start.weekday())
+    while monday <= end:
+        sunday = monday + dt.timedelta(days=6)
+        lo, hi = max(monday, start), min(sunday, end)
+        if not any(lo <= d <= hi for d in inspected):
+            days = (hi - lo).days + 1
+            missed.append(MissedWeek(monday, sunday, days, days < 7))
+        monday += dt.timedelta(days=7)
+    return tuple(missed)
+
+
+def _rules_checked(
+    spec: dict[str, Any], threshold: float, after: int
+) -> tuple[dict[str, str], ...]:
+    """The three rules the report names, with their citations and the ordinance's words."""
+    return (
+        {
+            "rule": f"inspection within {after} day(s) after each day with rain >= {threshold} in",
+            "citation": spec["rain_citation"],
+            "quote": spec["rain_quote"],
+        },
+        {
+            "rule": "at least one inspection each calendar week (Monday to Sunday)",
+            "citation": spec["week_citation"],
+            "quote": spec["week_quote"],
+        },
+        {
+            "rule": f"log entries give: {', '.join(spec.get('log_fields_required', ['date']))}",
+            "citation": spec["log_citation"],
+            "quote": spec["log_quote"],
+        },
     )
 
 
