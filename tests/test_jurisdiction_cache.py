@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-from concurrent.futures import ThreadPoolExecutor
+import subprocess
+import sys
 from pathlib import Path
 
 import geopandas as gpd
@@ -290,21 +291,43 @@ def test_entry_deleted_by_another_process_during_eviction(
     assert _letters(folder) == {"c", "d"}
 
 
-def test_concurrent_writers_share_the_folder(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Four writers at once: none fails, and the folder ends within its bound."""
+_WRITER = """
+import sys, time
+from pathlib import Path
+import shapely
+import georeview.pipeline.jurisdictions as pj
+from georeview.measure.jurisdiction import Jurisdictions, Municipality
+
+folder, letters = Path(sys.argv[1]), sys.argv[2]
+pj.MAX_ENTRIES = 5
+box = shapely.box(0.0, 0.0, 10.0, 10.0)
+j = Jurisdictions(village=Municipality("V", "V", box, 1.0), extraterritorial=box)
+while not (folder.parent / "go").exists():  # both start together
+    time.sleep(0.01)
+for k in range(300):
+    path = folder / f"{letters[k % len(letters)] * 64}.json"
+    if pj._read(path) is None and pj._write(path, j):
+        pj._evict(folder, newest=path)
+"""
+
+
+def test_two_processes_share_the_folder(tmp_path: Path) -> None:
+    """Two processes writing, reading and evicting at once: neither fails, the bound holds."""
     folder = tmp_path / "jurisdictions"
-    monkeypatch.setattr(pj, "MAX_ENTRIES", 5)
-
-    def writer(letters: str) -> None:
-        for letter in letters * 5:
-            path = folder / f"{letter * 64}.json"
-            if pj._read(path) is None and pj._write(path, _small()):
-                pj._evict(folder, newest=path)
-
-    with ThreadPoolExecutor(4) as pool:
-        list(pool.map(writer, ("0123", "4567", "89ab", "cdef")))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(folder), letters],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for letters in ("0123456789ab", "ba9876543210")  # the same entries, met in turn
+    ]
+    (tmp_path / "go").touch()
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert not err
     assert 1 <= len(_letters(folder)) <= 5
     assert not list(folder.glob(".partial-*"))
     for p in folder.glob("*.json"):
