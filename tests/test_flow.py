@@ -55,8 +55,8 @@ def col_x(c: float, res: float = 1.0) -> float:
 def test_trace_from_above_lake_huron_reaches_it(plainfield):
     """A 40 m-radius site 150 m north of Lake Huron's northern extent drains into the lake.
 
-    The path is at least as long as the straight gap from the site to the lake (less one
-    10 m cell for the cell-centre start and the 1.5-cell meet buffer) and within 1/4 mile.
+    The path, measured from the site's boundary to the lake's shore, is at least as long as
+    the straight gap from the site to the lake and within 1/4 mile.
     """
     lakes = plainfield["lakes"]
     lk = lakes.to_crs(plainfield["crs"])
@@ -75,7 +75,7 @@ def test_trace_from_above_lake_huron_reaches_it(plainfield):
     assert res.reaches_water_within_quarter_mile is True
     assert res.receiving_feature == "Lake Huron"
     gap_ft = site.distance(huron) / M_PER_FT
-    assert gap_ft - 2 * 10 / M_PER_FT <= res.distance_ft <= QUARTER_MILE_FT
+    assert gap_ft - 1e-6 <= res.distance_ft <= QUARTER_MILE_FT
     assert res.reason is None
     assert res.discharge_points
     assert res.path is not None
@@ -161,8 +161,8 @@ def test_trace_crosses_pit_and_flat_to_the_stream(tmp_path):
     res = trace_downstream(dem, "m", site, "EPSG:3071", waters=waters, length_ft=QUARTER_MILE_FT)
     assert res.reaches_water_within_quarter_mile is True
     assert res.receiving_feature == "Test Creek"
-    # last site cell centre x = 40.5; the buffered stream begins at centre 299.5 (1.5 cells)
-    assert (299.5 - 40.5) / M_PER_FT - 1e-6 <= res.distance_ft <= QUARTER_MILE_FT
+    # from the site's east edge (x = 40.9 m) to the stream (x = 300.5 m): at least 259.6 m
+    assert site.distance(STREAM) / M_PER_FT - 1e-6 <= res.distance_ft <= QUARTER_MILE_FT
     assert res.path.intersects(cell_box(90, 111, 100, 111))  # went through the pit
 
 
@@ -185,8 +185,8 @@ def test_wetland_is_named_by_id(tmp_path):
     )
     assert res.reaches_water_within_quarter_mile is True
     assert res.receiving_feature == "wetland 17"
-    # buffered wetland starts at centre 248.5 (1.5 cells west of its edge at 250)
-    assert res.distance_ft >= (248.5 - 40.5) / M_PER_FT - 1e-6
+    # at least the gap from the site's east edge (40.9 m) to the wetland's west edge (250.1 m)
+    assert res.distance_ft >= (250.1 - 40.9) / M_PER_FT - 1e-6
 
 
 def test_stream_beside_the_path_counts(tmp_path):
@@ -201,7 +201,12 @@ def test_stream_beside_the_path_counts(tmp_path):
     res = trace_downstream(dem, "m", site, "EPSG:3071", waters=waters, length_ft=QUARTER_MILE_FT)
     assert res.reaches_water_within_quarter_mile is True
     assert res.receiving_feature == "water 0"
-    assert res.distance_ft == pytest.approx((100 - 1.5 - 19) / M_PER_FT, abs=1.5 / M_PER_FT)
+    # Hand-worked: the path runs due east along row 30 (centres y = -30.5 m) from the site's
+    # east edge (x = 19.9 m) to the first meet cell, column 99 (centre (99.5, -30.5), sqrt 2 =
+    # 1.414 m from the stream's west end (100.5, -29.5), within 1.5 cells), then straight to
+    # that end: 99.5 - 19.9 + sqrt 2 = 81.014 m = 265.795 ft. (Measured from the start cell's
+    # centre, 19.5 m, to the meet cell's centre it was 80 m, 1.4 m short of the stream.)
+    assert res.distance_ft == pytest.approx((99.5 - 19.9 + 2**0.5) / M_PER_FT, abs=1e-6)
 
 
 def test_dem_not_covering_the_path_gives_none_with_reason(tmp_path):

@@ -5,7 +5,8 @@ window (:func:`features_in_dem_crs`), then rasterised twice (:func:`rasterize_fe
 every touched cell is a *sink* (burned below the terrain before the fill, as DESIGN §1 asks),
 and every cell whose centre lies within 1.5 cells of a feature is a *meet* cell (a path
 entering it reaches that feature), so a stream that the DEM's channel misses by a cell still
-counts.
+counts. The meet cells only decide *that* and *where* a path reaches a feature; its distance
+is measured to the feature's own geometry (:func:`georeview.measure.flow._met_lengths`).
 """
 
 from __future__ import annotations
