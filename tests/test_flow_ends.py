@@ -244,3 +244,21 @@ def test_distance_is_never_shorter_than_the_straight_line(case):
         feature = by_label[p.receiving_feature]
         straight_ft = site.distance(feature) / M_PER_FT
         assert straight_ft - TOL_FT <= p.distance_ft <= QUARTER_MILE_FT + TOL_FT
+
+
+def test_site_smaller_than_a_cell_is_measured_from_its_own_edge(tmp_path):
+    """A 2 m square site inside one 10 m cell (x 201-203 m, y -203 to -201 m; the cell's
+    centre (205, -205) lies outside it, so the site is that one touched cell) and a stream
+    x = 204 m between the site and the centre. The path is one cell (the cell is a meet
+    cell); its start leg runs from the site's nearest point to the centre, (203, -203), and
+    crosses the stream at (204, -204): sqrt 2 = 1.414 m = 4.640 ft from the site. (The
+    straight line is 1 m; to the end of the polyline, centre and leg to the stream, it
+    would be 2 sqrt 2 + 1 = 3.83 m.)"""
+    dem = _plane(tmp_path, 40, 40, south=0.0, east=0.05)
+    site = box(X0 + 201.0, Y0 - 203.0, X0 + 203.0, Y0 - 201.0)
+    stream = LineString([(X0 + 204.0, Y0), (X0 + 204.0, Y0 - 400.0)])
+    res = trace_downstream(
+        dem, "m", site, "EPSG:3071", waters=_waters(stream), length_ft=QUARTER_MILE_FT
+    )
+    assert res.reaches_water_within_quarter_mile is True
+    assert res.distance_ft == pytest.approx(math.sqrt(2.0) / M_PER_FT, abs=TOL_FT)

@@ -17,19 +17,11 @@ stream that the DEM's own channel misses by a cell still counts
 (:mod:`georeview.measure.flow_features`; the routing is :mod:`georeview.measure.flow_routing`).
 
 The meet cells only *detect* the meet; the distance is measured on the true geometry
-(:func:`_met_lengths`): along the path's polyline through the cell centres, from where it
-last leaves the site polygon to its first point on the feature's own geometry (the line of a
-stream, the polygon of a water body or wetland; no buffer, which would shorten it). The path
-ends at its meet cell's centre, up to 1.5 cells short of the feature, so its last leg is
-the straight line from that centre to the feature's nearest point: the length of the leg a
-flow path must at least cover, and the rule when the path runs beside a stream, or crosses
-a stream thinner than a cell between two centres, without touching it. A path's length is
-therefore never shorter than the straight line from the site to the feature it reaches.
-(Measured from the start cell's centre to the meet cell's centre, as it was before, it
-came out up to 1.5 cells short, 15 m = 49.2 ft on a 10 m DEM: the meet distance, when
-the start centre lies on the site's edge; a site cell within 1.5 cells of a water outside the
-site gave 0 ft, and a site smaller than a cell, whose start cell's centre may lie outside it,
-up to half a diagonal more.)
+(:func:`georeview.measure.flow_ends.path_lengths`): along the path's polyline through the
+cell centres, from where it last leaves the site polygon to its first point on the
+feature's own line or polygon, its last leg running straight from the meet cell's centre to
+the feature's nearest point; so it is never shorter than the straight line from the site to
+the feature it reaches.
 
 The DEM window is the site's bounds grown by the trace length and a margin. Because the
 filled surface of a depression can depend on what lies beyond the window, the window is
@@ -50,6 +42,7 @@ import numpy as np
 from georeview.errors import CoverageError, InputError, LimitError
 from georeview.measure import flow_routing as routing
 from georeview.measure.dem import DemWindow, geometry_to_crs, read_dem_window
+from georeview.measure.flow_ends import path_lengths
 from georeview.measure.flow_features import FeatureLayer, features_in_dem_crs, rasterize_features
 from georeview.units import M_PER_FT
 
@@ -183,10 +176,11 @@ def _classify(
     """Classify how one D8 path ends (it stops at a meet cell, a pit or the length).
 
     *met_ft* is the path's measured length from the site boundary to the feature it meets
-    (:func:`_met_lengths`), NaN when its last cell meets none. The kernel traced the path
-    past *length_ft* from its start cell's centre (by the site's diagonal and two cells),
-    so a feature whose measured distance is within *length_ft* is not cut off; a path that
-    meets nothing is cut at *length_ft* from its start cell's centre.
+    (:func:`~georeview.measure.flow_ends.path_lengths`), NaN when its last cell meets none.
+    The kernel traced the path past *length_ft* from its start cell's centre (by the
+    site's diagonal and two cells), so a feature whose measured distance is within
+    *length_ft* is not cut off; a path that meets nothing is cut at *length_ft* from its
+    start cell's centre.
     """
     ncol = win.elev.shape[1]
     ft_per_unit = win.h_m_per_unit / M_PER_FT
@@ -215,176 +209,6 @@ def _classify(
         inner_side = any(s and not a for s, a in zip(on_side, at_raster, strict=True))
         return _Trace(idx0, path, None, None, 0, grow or inner_side, not inner_side)
     return _Trace(idx0, path, False, None, 0, grow, False)
-
-
-def _met_lengths(
-    cells: np.ndarray,
-    offsets: np.ndarray,
-    meet_flat: np.ndarray,
-    site_local: BaseGeometry,
-    geoms: list[Any],
-    win: DemWindow,
-) -> np.ndarray:
-    """Length (CRS units) of each path from where it last leaves the site to its feature.
-
-    A path that ends on a meet cell is measured along its polyline through the cell
-    centres, extended at each end to the true geometry: it begins at the nearest point of
-    the site polygon to its start cell's centre (that centre itself when it lies in the
-    site, as it does unless the site is smaller than a cell) and ends with a straight leg
-    from the meet cell's centre to the nearest point of the feature met (at most 1.5 cells:
-    a stream the DEM's channel runs beside, or crosses between two centres, is reached
-    there). The length runs from the last point of the polyline in the site polygon before
-    its first point on the feature to that first point, so it is never shorter than the
-    straight line from the site to the feature; it is 0 when the feature touches the
-    site there. Paths that meet nothing are NaN. Vectorised over paths (shapely).
-
-    Parameters
-    ----------
-    cells, offsets : numpy.ndarray
-        The kernel's paths: path k is ``cells[offsets[k]:offsets[k + 1]]`` (linear indices).
-    meet_flat : numpy.ndarray
-        Flat meet codes (1-based index into *geoms*, 0 = none).
-    site_local : shapely geometry
-        The site in the DEM CRS.
-    geoms : list of shapely geometry
-        The mapped features in the DEM CRS (as rasterised).
-    win : DemWindow
-        The DEM window (its transform places the cell centres).
-
-    Returns
-    -------
-    numpy.ndarray
-        One length per path, CRS units (NaN where the path meets no feature).
-    """
-    import shapely
-
-    n_paths = offsets.size - 1
-    out = np.full(n_paths, np.nan)
-    code = meet_flat[cells[offsets[1:] - 1]]  # a path stops on its first meet cell
-    k = np.flatnonzero(code > 0)
-    if k.size == 0:
-        return out
-    n_cells = offsets[k + 1] - offsets[k]
-    first = np.cumsum(n_cells) - n_cells
-    pos = np.arange(n_cells.sum()) - np.repeat(first, n_cells)
-    r, c = np.divmod(cells[np.repeat(offsets[k], n_cells) + pos], win.elev.shape[1])
-    tf = win.transform
-    centres = np.column_stack([tf.c + tf.a * (c + 0.5), tf.f + tf.e * (r + 0.5)])
-    feats = np.asarray(geoms, dtype=object)[code[k] - 1]
-    # the two end legs: nearest point of the site to the first centre, of the feature to
-    # the last (shortest_line runs from its first argument to a point on its second)
-    start_leg = shapely.shortest_line(shapely.points(centres[first]), site_local)
-    end_leg = shapely.shortest_line(shapely.points(centres[first + n_cells - 1]), feats)
-    on_site = shapely.get_coordinates(start_leg)[1::2]
-    on_feat = shapely.get_coordinates(end_leg)[1::2]
-    # one coordinate run per path: site point, centres, feature point; repeated points out
-    m = n_cells + 2
-    head = np.cumsum(m) - m
-    xy = np.empty((int(m.sum()), 2))
-    xy[head], xy[head + m - 1] = on_site, on_feat
-    xy[np.arange(len(centres)) + np.repeat(head + 1 - first, n_cells)] = centres
-    pid = np.repeat(np.arange(k.size), m)
-    keep = np.r_[True, (pid[1:] != pid[:-1]) | (xy[1:] != xy[:-1]).any(axis=1)]
-    # the line without its end leg (unless the feature point is the last centre itself)
-    pre = keep.copy()
-    pre[head + m - 1] = False
-    out[k] = 0.0
-    # a path reduced to one point is a centre in the site and on the feature: length 0
-    lines_ok = np.bincount(pid[keep], minlength=k.size) >= 2
-    if lines_ok.any():
-        lines = _geoms(xy[keep], pid[keep])[lines_ok]
-        prefix = _geoms(xy[pre], pid[pre])[lines_ok]
-        out[k[lines_ok]] = _clipped_lengths(lines, prefix, feats[lines_ok], site_local)
-    return out
-
-
-def _geoms(xy: np.ndarray, pid: np.ndarray) -> np.ndarray:
-    """One geometry per path id: a LineString, or a Point for a run of one coordinate."""
-    import shapely
-
-    count = np.bincount(pid)
-    first = np.cumsum(count) - count
-    out = shapely.points(xy[first])
-    long = count >= 2
-    if long.any():
-        sel = long[pid]
-        out[long] = shapely.linestrings(xy[sel], indices=(np.cumsum(long) - 1)[pid[sel]])
-    return out
-
-
-def _clipped_lengths(
-    lines: np.ndarray, prefix: np.ndarray, feats: np.ndarray, site: BaseGeometry
-) -> np.ndarray:
-    """Length of each line from its last point in *site* before its first on its feature.
-
-    *lines* begin in the site and end at the nearest point of their feature (of *feats*)
-    to their last cell centre; *prefix* is each line without that last leg. No point of
-    the leg before its end is on the feature (it would be nearer), so only a line whose
-    prefix touches its feature is intersected with it (GEOS overlay costs the feature's
-    vertex count per line: a lake or wetland outline can have thousands).
-    """
-    import shapely
-
-    t_hit = shapely.length(lines)
-    shapely.prepare(feats)
-    early = np.flatnonzero(shapely.intersects(feats, prefix))
-    if early.size:
-        parts = shapely.intersection(lines[early], feats[early])
-        xy, i = shapely.get_coordinates(parts, return_index=True)
-        t = shapely.line_locate_point(lines[early][i], shapely.points(xy))
-        np.minimum.at(t_hit, early[i], t)
-    t_exit = _last_in_site(lines, site, t_hit)
-    # a feature reached inside the site (it crosses the site there) is reached at once
-    in_site = shapely.intersects(site, shapely.line_interpolate_point(lines, t_hit))
-    return np.where(in_site, 0.0, t_hit - t_exit)
-
-
-def _last_in_site(lines: np.ndarray, site: BaseGeometry, t_hit: np.ndarray) -> np.ndarray:
-    """Position along each line of its last point in *site* at or before *t_hit*.
-
-    The lines begin in (or on) the site. Their vertices in the site are found by one
-    point-in-polygon test (a path can run back across the site for hundreds of cells);
-    only each line's tail from its last such vertex is intersected with the site, for a
-    crossing between vertices (the edge leaving it, a corner cut), and only as far as a
-    segment can reach the site: one ending within a step of the site's bounds.
-    """
-    import shapely
-
-    xy, li = shapely.get_coordinates(lines, return_index=True)
-    new_line = np.r_[True, li[1:] != li[:-1]]
-    head = np.flatnonzero(new_line)
-    step = np.where(new_line[1:], 0.0, np.hypot(*np.diff(xy, axis=0).T))
-    cum = np.cumsum(np.r_[0.0, step])
-    cum -= cum[head][li]
-    inside = shapely.intersects_xy(site, xy[:, 0], xy[:, 1]) & (cum <= t_hit[li])
-    last = head.copy()  # the first vertex, the line's start on the site, when none is in it
-    np.maximum.at(last, li[inside], np.flatnonzero(inside))
-    t_exit = cum[last]
-    # a segment touching the site has an end within its own length of the site's bounds
-    x0, y0, x1, y1 = site.bounds
-    reach = step.max(initial=0.0)
-    near = (
-        (xy[:, 0] >= x0 - reach)
-        & (xy[:, 0] <= x1 + reach)
-        & (xy[:, 1] >= y0 - reach)
-        & (xy[:, 1] <= y1 + reach)
-        & (cum <= t_hit[li])
-    )
-    end = last.copy()
-    np.maximum.at(end, li[near], np.flatnonzero(near))
-    end = np.minimum(end + 1, np.r_[head[1:], len(xy)] - 1)  # and the segment after it
-    index = np.arange(len(xy))
-    tail = (index >= last[li]) & (index <= end[li])
-    lengthy = np.bincount(li[tail], minlength=len(lines)) >= 2
-    sel = tail & lengthy[li]
-    if sel.any():
-        rows = np.flatnonzero(lengthy)
-        tails = shapely.linestrings(xy[sel], indices=(np.cumsum(lengthy) - 1)[li[sel]])
-        pts, i = shapely.get_coordinates(shapely.intersection(tails, site), return_index=True)
-        t = t_exit[rows[i]] + shapely.line_locate_point(tails[i], shapely.points(pts))
-        before = t <= t_hit[rows[i]]
-        np.maximum.at(t_exit, rows[i][before], t[before])
-    return t_exit
 
 
 def _route(
@@ -427,7 +251,7 @@ def _route(
         code_flat, ncol, starts, meet > 0, max_len, win.xres, win.yres
     )
     meet_flat, filled_flat = meet.ravel(), filled_labels.ravel()
-    met_ft = _met_lengths(cells, offsets, meet_flat, site_local, geoms, win) * (
+    met_ft = path_lengths(cells, offsets, meet_flat, site_local, geoms, win) * (
         win.h_m_per_unit / M_PER_FT
     )
     traces = [

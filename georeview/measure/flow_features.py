@@ -6,7 +6,7 @@ every touched cell is a *sink* (burned below the terrain before the fill, as DES
 and every cell whose centre lies within 1.5 cells of a feature is a *meet* cell (a path
 entering it reaches that feature), so a stream that the DEM's channel misses by a cell still
 counts. The meet cells only decide *that* and *where* a path reaches a feature; its distance
-is measured to the feature's own geometry (:func:`georeview.measure.flow._met_lengths`).
+is measured to the feature's own geometry (:mod:`georeview.measure.flow_ends`).
 """
 
 from __future__ import annotations
