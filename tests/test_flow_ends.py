@@ -262,3 +262,36 @@ def test_site_smaller_than_a_cell_is_measured_from_its_own_edge(tmp_path):
     )
     assert res.reaches_water_within_quarter_mile is True
     assert res.distance_ft == pytest.approx(math.sqrt(2.0) / M_PER_FT, abs=TOL_FT)
+
+
+def test_path_back_over_the_site_is_measured_from_its_last_exit(tmp_path):
+    """A U-shaped site (two 100 m x 200 m arms at x 100-200 m and 300-400 m joined by a
+    50 m bar along the north) on the plane falling 5 % east (D8 due east), a north-south
+    stream 135 m east of the east arm (x = 535 m). Runoff from the west arm leaves it at
+    x = 200 m, crosses the 100 m gap and runs back over the east arm, which it leaves at
+    x = 400 m: measured from that last exit, every discharge point is 135 m = 442.913 ft
+    from the stream (from the first exit the west arm's would be 235 m)."""
+    dem = _plane(tmp_path, 60, 80, south=0.0, east=0.05)
+    site = shapely.union_all(
+        [
+            box(X0 + 100.0, Y0 - 300.0, X0 + 200.0, Y0 - 100.0),
+            box(X0 + 300.0, Y0 - 300.0, X0 + 400.0, Y0 - 100.0),
+            box(X0 + 100.0, Y0 - 150.0, X0 + 400.0, Y0 - 100.0),
+        ]
+    )
+    stream = LineString([(X0 + 535.0, Y0), (X0 + 535.0, Y0 - 600.0)])
+    res = trace_downstream(
+        dem,
+        "m",
+        site,
+        "EPSG:3071",
+        waters=_waters(stream),
+        length_ft=QUARTER_MILE_FT,
+        max_points=100,
+    )
+    west = [p for p in res.discharge_points if p.x < X0 + 200.0]
+    assert len(west) == 15  # rows 15-29 of the west arm's east column (x = 195 m)
+    assert res.distance_ft == pytest.approx(135.0 / M_PER_FT, abs=TOL_FT)
+    assert [p.distance_ft for p in res.discharge_points] == pytest.approx(
+        [135.0 / M_PER_FT] * len(res.discharge_points), abs=TOL_FT
+    )
