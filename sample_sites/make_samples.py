@@ -988,7 +988,7 @@ def somers_samples(lay: Layers) -> list[Sample]:
             "In the Town of Paris within 1.5 miles of Somers and 3 miles of Kenosha, on Somers' "
             "side of the equidistant line: Somers' extraterritorial area, where chapter 17 "
             "applies to all land (17.04(B)); 1.5 acres, so 17.08 and a full plan (17.10(B)). "
-            "The downstream trace first meets a mapped wetland (WWI30S00003) about 390 ft away, "
+            "The downstream trace first meets a mapped wetland (WWI30S00003) about 440 ft away, "
             "within 1/4 mile, and the map shows the discharge (17.10(B)(4)(h) passes). Soil "
             "loss is over 5 t/ac/yr because the yard stays bare May-September, so "
             "17.08(C)(2)(a) fails; the written maximum-extent-practicable explanation is given "

@@ -460,6 +460,11 @@ def test_somers_complete_plan(reports):
     # (a trigger, not a compliance finding), and nothing fails.
     needs = [f["rule_id"] for f in r["findings"] if f["status"] in ("needs_info", "fail")]
     assert needs == ["somers.17.04.A.3"]
+    # 17.10(B)(4)(h) "within 1/4 mile downstream": the site (x 692485-692615 m) is 1,000.66 ft
+    # (305.0 m) in a straight line from wetland WWI30S00002; measured from the site's edge
+    # to the wetland the flow path is no shorter. (Centre to centre it was 951.4 ft: the
+    # start centre on the site's edge, the meet cell's centre 1.5 cells = 15 m short.)
+    check_downstream(r, "somers_complete_plan", "WWI30S00002", 1000.656)
 
 
 def test_somers_etj_near_kenosha(reports):
@@ -490,6 +495,30 @@ def test_somers_etj_near_kenosha(reports):
             *somers_major(h, soil_loss=somers_usle("somers_etj_near_kenosha"), over_limit=True),
         ],
     )
+    # 17.10(B)(4)(h): the site is 442.91 ft (135.0 m) in a straight line from wetland
+    # WWI30S00003, and the flow path from its edge to the wetland is no shorter (centre to
+    # centre it was 393.7 ft = 120 m: the meet cell's centre 15 m short of the wetland).
+    check_downstream(r, "somers_etj_near_kenosha", "WWI30S00003", 442.908)
+
+
+def check_downstream(report: dict[str, Any], name: str, wwi_id: str, straight_ft: float) -> None:
+    """The trace reaches wetland *wwi_id* within 1,320 ft, no nearer than the straight line.
+
+    The straight line is worked here (EPSG:3071, shapely) from the sample's site and the
+    layer's wetland and checked against *straight_ft* (to 0.001 ft); the trace's distance
+    (a flow path measured from the site's edge to the wetland) must be at least that.
+    """
+    import geopandas as gpd
+
+    sub = submission(name)
+    site = gpd.read_file(SAMPLES / name / sub["site"]).to_crs(3071).union_all()
+    wet = gpd.read_file(LAYERS / sub["municipality"] / "wetlands.gpkg").to_crs(3071)
+    gap_ft = site.distance(wet[wet["WWI_ID"] == wwi_id].union_all()) * FT_PER_M
+    assert gap_ft == pytest.approx(straight_ft, abs=0.001)
+    down = report["measures"]["downstream"]
+    assert down["reaches_water_within_quarter_mile"] is True
+    assert down["receiving_feature"] == f"wetland {wwi_id}"
+    assert gap_ft - 1e-6 <= down["distance_ft"] <= 1320.0
 
 
 def somers_usle(name: str) -> float:
