@@ -66,7 +66,8 @@ class DischargePoint:
     Attributes
     ----------
     x, y : float
-        Centre of the last site cell on the path, in the working CRS.
+        Centre of the discharge cell (a site cell whose flow leaves the site, or ends in
+        it on a mapped feature), in the working CRS.
     contributing_area_sqft : float
         Site area that drains through this cell.
     reaches_water : bool or None
