@@ -73,6 +73,8 @@ def test_stream_135_m_below_the_site_edge_is_442_9_ft(tmp_path, offset_m):
     assert res.reaches_water_within_quarter_mile is True
     assert res.receiving_feature == "Test Creek"
     assert res.distance_ft == pytest.approx(135.0 / M_PER_FT, abs=TOL_FT)  # 442.913 ft
+    # the drawn paths run on to the stream, where they are measured to
+    assert all(line.distance(stream) < 1e-6 for line in res.path.geoms)
     # every discharge point of the south edge measures the same gap
     assert [p.distance_ft for p in res.discharge_points] == pytest.approx(
         [135.0 / M_PER_FT] * len(res.discharge_points), abs=TOL_FT

@@ -117,7 +117,9 @@ class DownstreamResult:
         The discharge points, largest contributing area first (at most ``max_points``,
         always including the one that gives *distance_ft*).
     path : shapely geometry or None
-        MultiLineString of the traced paths of *discharge_points*, in the working CRS.
+        MultiLineString of the traced paths of *discharge_points* through the cell centres
+        (a path that reaches a feature drawn on to the point it is measured to), in the
+        working CRS.
     reason : str or None
         Why *reaches_water_within_quarter_mile* is None.
     length_ft : float
@@ -161,12 +163,14 @@ class _Trace:
     feature_code: int
     grow: bool  # the window must grow for a trustworthy answer
     uncovered: bool  # left the DEM / entered nodata before the length
+    end_xy: tuple[float, float] | None = None  # where a reaching path touches the feature
 
 
 def _classify(
     idx0: int,
     path: np.ndarray,
     met_ft: float,
+    end_xy: tuple[float, float],
     code_flat: np.ndarray,
     meet_flat: np.ndarray,
     filled_flat: np.ndarray,
@@ -177,7 +181,8 @@ def _classify(
     """Classify how one D8 path ends (it stops at a meet cell, a pit or the length).
 
     *met_ft* is the path's measured length from the site boundary to the feature it meets
-    (:func:`~georeview.measure.flow_ends.path_lengths`), NaN when its last cell meets none.
+    (:func:`~georeview.measure.flow_ends.path_lengths`), NaN when its last cell meets none;
+    *end_xy* the point it is measured to, kept to draw the path on to the feature.
     The kernel traced the path past *length_ft* from its start cell's centre (by the
     site's diagonal and two cells), so a feature whose measured distance is within
     *length_ft* is not cut off; a path that meets nothing is cut at *length_ft* from its
@@ -190,7 +195,7 @@ def _classify(
     if code and met_ft <= length_ft + tol:
         labs = filled_flat[path]
         grow = bool(edge_touch.intersection(np.unique(labs[labs > 0]).tolist()))
-        return _Trace(idx0, path, True, float(met_ft), code, grow, False)
+        return _Trace(idx0, path, True, float(met_ft), code, grow, False, end_xy)
     dist_ft = _step_lengths(path, ncol, win.xres, win.yres) * ft_per_unit
     within = dist_ft <= length_ft + tol
     path, dist_ft = path[within], dist_ft[within]
@@ -252,14 +257,14 @@ def _route(
         code_flat, ncol, starts, meet > 0, max_len, win.xres, win.yres
     )
     meet_flat, filled_flat = meet.ravel(), filled_labels.ravel()
-    met_ft = path_lengths(cells, offsets, meet_flat, site_local, geoms, win) * (
-        win.h_m_per_unit / M_PER_FT
-    )
+    met, ends = path_lengths(cells, offsets, meet_flat, site_local, geoms, win)
+    met_ft = met * (win.h_m_per_unit / M_PER_FT)
     traces = [
         _classify(
             int(i),
             cells[offsets[k] : offsets[k + 1]],
             float(met_ft[k]),
+            (float(ends[k, 0]), float(ends[k, 1])),
             code_flat,
             meet_flat,
             filled_flat,
@@ -514,6 +519,10 @@ def _discharge_geometry(
         r, c = np.divmod(traces[k].cells.astype(np.int64), ncol)
         xs = tf.c + tf.a * (c + 0.5)
         ys = tf.f + tf.e * (r + 0.5)
+        end = traces[k].end_xy
+        if traces[k].reaches and end is not None:
+            # drawn on to where it is measured to: the feature's nearest point
+            xs, ys = np.r_[xs, end[0]], np.r_[ys, end[1]]
         pts.append(Point(xs[0], ys[0]))
         if len(xs) >= 2:
             lines.append(LineString(np.column_stack([xs, ys])))

@@ -47,7 +47,7 @@ def path_lengths(
     site: BaseGeometry,
     geoms: list[Any],
     win: DemWindow,
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """Length of each path from where it last leaves the site to the feature it meets.
 
     Parameters
@@ -66,8 +66,11 @@ def path_lengths(
 
     Returns
     -------
-    numpy.ndarray
+    lengths : numpy.ndarray
         One length per path in CRS units, NaN where the path meets no feature.
+    ends : numpy.ndarray
+        ``(paths, 2)``: the point where each path first touches its feature (NaN where it
+        meets none), for drawing the path to the water.
 
     Notes
     -----
@@ -82,10 +85,11 @@ def path_lengths(
     import shapely
 
     out = np.full(offsets.size - 1, np.nan)
+    ends = np.full((offsets.size - 1, 2), np.nan)
     code = meet_flat[cells[offsets[1:] - 1]]  # a path stops on its first meet cell
     k = np.flatnonzero(code > 0)
     if k.size == 0:
-        return out
+        return out, ends
     n_cells = offsets[k + 1] - offsets[k]
     first = np.cumsum(n_cells) - n_cells
     r, c = np.divmod(
@@ -123,7 +127,8 @@ def path_lengths(
     in_site = shapely.intersects_xy(site, hit_xy[:, 0], hit_xy[:, 1])
     # a feature reached inside the site (it crosses the site there) is reached at once
     out[k] = np.where(in_site, 0.0, np.maximum(t_hit - t_exit, 0.0))
-    return out
+    ends[k] = hit_xy
+    return out, ends
 
 
 def _first_on_feature(
