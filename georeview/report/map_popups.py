@@ -145,7 +145,13 @@ def layer_lines(key: str, report: Mapping[str, Any], facts: Mapping[str, Any]) -
         "downstream": [
             f"Reaches water within 1/4 mile: {_fmt(d.get('reaches_water_within_quarter_mile'))}",
             f"Receiving feature: {d.get('receiving_feature') or 'none found'}"
-            + (f", {_fmt(d.get('distance_ft'), 0, 'ft')}" if d.get("distance_ft") else ""),
+            # 0 ft is an answer (a water crossing the site), so only a missing distance is left out
+            + (
+                f", {_fmt(d.get('distance_ft'), 0, 'ft')}"
+                " along the flow path from the site boundary"
+                if d.get("distance_ft") is not None
+                else ""
+            ),
         ],
         "soils": [
             f"Soil loss (USLE) {_fmt(m.get('soil_loss_tons_per_acre_year'), 2, 'tons/acre/year')}"

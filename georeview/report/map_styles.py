@@ -147,7 +147,7 @@ LAYERS: dict[str, LayerStyle] = {
         3.5,
         fields=(
             ("receiving_feature", "Receiving feature"),
-            ("distance_ft", "Distance to it (ft)"),
+            ("distance_ft", "Flow path from the site boundary (ft)"),
             ("n_paths", "Flow paths joined"),
         ),
         facts=("downstream",),
@@ -163,7 +163,7 @@ LAYERS: dict[str, LayerStyle] = {
         fields=(
             ("contributing_area_sqft", "Contributing area (sq ft)"),
             ("reaches_water", "Reaches water within 1/4 mile"),
-            ("distance_ft", "Distance to water (ft)"),
+            ("distance_ft", "Flow path to the water (ft)"),
             ("receiving_feature", "Receiving feature"),
         ),
         facts=("downstream",),
@@ -174,7 +174,7 @@ LAYERS: dict[str, LayerStyle] = {
         "#0072B2",
         0.95,
         2.0,
-        fields=(("name", "Name"), ("distance_ft", "Distance downstream (ft)")),
+        fields=(("name", "Name"), ("distance_ft", "Flow path from the site boundary (ft)")),
         facts=("downstream",),
     ),
 }
