@@ -417,6 +417,73 @@ def test_output_formats_agree_and_refuse_overwrite(tmp_path: Path, village_layer
         np.testing.assert_allclose(other["area_sqft"], base["area_sqft"], rtol=1e-12)
 
 
+def test_threads_give_the_serial_output(
+    tmp_path: Path, village_layers: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Partitions on several threads: the same rows in the same order, byte for byte in CSV
+    and the same Parquet / GeoPackage data as one after another, error rows included."""
+    import threading
+
+    import pyarrow.parquet as pq
+
+    import georeview.pipeline.screen as screen_stage
+
+    geoms = _grid_parcels(12, 150, X0 - 400, Y0 - 400)  # 144 parcels across the village line
+    bowtie = shapely.Polygon(
+        [(X0 + 500, Y0 + 500), (X0 + 600, Y0 + 600), (X0 + 600, Y0 + 500), (X0 + 500, Y0 + 600)]
+    )
+    geoms[7], geoms[40], geoms[101] = bowtie, shapely.Polygon(), geoms[101]
+    ids = [f"p{i}" for i in range(len(geoms))]
+    ids[101] = "boom"  # screening it raises: it alone must become an error row
+    parcels = tmp_path / "parcels.gpkg"
+    _write(parcels, {"PARCELID": ids}, geoms)
+    real = screen_stage.parcel_kinds
+    seen: set[str] = set()
+
+    def kinds(frame, columns, assumed):  # noqa: ANN001, ANN202
+        seen.add(threading.current_thread().name)
+        if (frame["PARCELID"] == "boom").any():
+            raise RuntimeError("boom")
+        return real(frame, columns, assumed)
+
+    monkeypatch.setattr(screen_stage, "parcel_kinds", kinds)
+    for suffix in (".csv", ".parquet", ".gpkg"):
+        outs = {}
+        for threads in (1, 3):
+            seen.clear()
+            out = tmp_path / f"t{threads}{suffix}"
+            s = run_screen(parcels, village_layers, out, partition_size=20, threads=threads)
+            assert s.partitions == 8
+            assert (threads > 1) == any(n.startswith("georeview-screen") for n in seen)
+            outs[threads] = out
+        if suffix == ".csv":
+            assert outs[3].read_bytes() == outs[1].read_bytes()
+            table = pd.read_csv(outs[3], keep_default_na=False, na_values=[""])
+            assert list(table["row"]) == list(range(len(geoms)))
+            by_id = table.set_index("parcel_id")
+            assert by_id.loc["boom", "status"] == "error"
+            assert by_id.loc["boom", "error"] == "could not be screened (RuntimeError: boom)"
+            assert by_id.loc["p7", "status"] == "repaired"
+            assert by_id.loc["p40", "error"] == "empty geometry"
+            assert (table["status"] == "ok").sum() == len(geoms) - 3
+        elif suffix == ".parquet":
+            assert pq.read_table(outs[3]).equals(pq.read_table(outs[1]))
+        else:
+            a, b = gpd.read_file(outs[1]), gpd.read_file(outs[3])
+            assert a.drop(columns="geometry").equals(b.drop(columns="geometry"))
+            # (the failing parcel's geometry is dropped: None on both sides)
+            assert list(shapely.to_wkb(a.geometry.values)) == list(shapely.to_wkb(b.geometry.values))
+
+
+def test_threads_option_refuses_zero(tmp_path: Path, village_layers: Path) -> None:
+    parcels = tmp_path / "parcels.gpkg"
+    _write(parcels, {"PARCELID": ["a"]}, _grid_parcels(1, 100, X0 + 500, Y0 + 500))
+    with pytest.raises(ConfigError, match="at least 1") as err:
+        run_screen(parcels, village_layers, tmp_path / "o.csv", threads=0)
+    assert err.value.field == "--threads"
+    assert not (tmp_path / "o.csv.parts").exists()  # refused before any work
+
+
 # --------------------------------------------------------------------------- Cambridge, MA
 
 

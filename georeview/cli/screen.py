@@ -37,6 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help='column map for other schemas: "id=ML,propclass=CLASS,owner=OWNER,..."',
     )
     parser.add_argument("--layer", help="layer of a multi-layer parcel file")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="partitions screened at once in this process (default: one per core; 1: one"
+        " after another)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="local Dask worker processes")
     parser.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://...)")
     parser.add_argument(
@@ -65,6 +71,7 @@ def main(args: argparse.Namespace) -> int:
         "layer": args.layer,
         "workers": args.workers,
         "scheduler": args.scheduler,
+        "threads": args.threads,
         "partition_size": args.partition_size,
         "overwrite": args.overwrite,
         "index": args.index,

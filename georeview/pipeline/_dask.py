@@ -1,9 +1,16 @@
-"""Run screening partitions on Dask: local worker processes or a running cluster.
+"""Run screening partitions on Dask: threads of this process, local processes or a cluster.
 
-The screening context (dissolved layers, jurisdiction pieces, rules) is sent to every
-worker once (``client.scatter(..., broadcast=True)``); each task then reads its own slice
-of the parcel file and returns the screened rows, which the client saves as a finished
-partition as soon as it arrives (so an interrupted run resumes from there).
+In this process (:func:`run_threads`), Dask's threaded scheduler runs the partitions on a
+few threads that share the screening context: the heavy steps (pyogrio's read, shapely's
+vectorised GEOS calls, the Parquet write) release the GIL, so two partitions use two
+cores. Each thread saves its own partition as soon as it is screened, and Dask's
+``posttask`` callback reports it from the calling thread.
+
+On worker processes (:func:`run_partitions`) the screening context (dissolved layers,
+jurisdiction pieces, rules) is sent to every worker once (``client.scatter(...,
+broadcast=True)``); each task then reads its own slice of the parcel file and returns the
+screened rows, which the client saves as a finished partition as soon as it arrives (so
+an interrupted run resumes from there).
 
 On a cluster the workers must be able to read the parcel file at the same path (a
 shared file system); the layers need not be, because they travel in the context.
@@ -12,12 +19,74 @@ shared file system); the layers need not be, because they travel in the context.
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from georeview.errors import ComputeError, DataSourceError
 
 log = logging.getLogger(__name__)
+
+
+def run_threads(
+    work: Callable[[int, int, int], None],
+    todo: Sequence[tuple[int, int, int]],
+    report: Callable[[], None],
+    *,
+    threads: int,
+) -> None:
+    """Run ``work(index, start, count)`` for each partition on ``threads`` threads.
+
+    Parameters
+    ----------
+    work : callable
+        Screens and saves one partition (called on a pool thread; it must only read what
+        the partitions share). It returns nothing: each partition leaves memory once
+        written, so memory holds at most ``threads`` partitions.
+    todo : sequence of (int, int, int)
+        Partitions still to do, ``(index, start, count)``.
+    report : callable
+        Called in the calling thread after each partition's ``work`` returns (Dask's
+        ``posttask`` callback runs in the scheduler's loop, not on the pool).
+    threads : int
+        Threads of the pool (Dask runs at most this many partitions at once).
+
+    Notes
+    -----
+    Dask's threaded scheduler raises the first exception of a task (or of ``report``)
+    at once; the pool is then shut down waiting for the partitions already running, so
+    that no thread still writes into the work folder once this function has returned
+    (what they finished stays saved, and a resumed run skips it).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    import dask.threaded
+
+    graph = {("screen", i): (work, i, start, count) for i, start, count in todo}
+
+    def posttask(key: Any, result: Any, dsk: Any, state: Any, worker_id: Any) -> None:
+        report()
+
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="georeview-screen")
+    try:
+        # a callback as a tuple (start, start_state, pretask, posttask, finish), passed to
+        # this run only: dask.callbacks.Callback would register it for every scheduler
+        callbacks = [(None, None, None, posttask, None)]
+        dask.threaded.get(graph, list(graph), pool=pool, callbacks=callbacks)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def quietly(task: Callable[..., Any], *args: Any) -> Any:
+    """Run ``task(*args)`` on a worker process with warnings ignored.
+
+    The filter is set for the whole worker process (``warnings.catch_warnings`` around
+    each task would race between a worker's threads: it swaps the process's filters).
+    A worker process only runs tasks, and the filter is the one the calling process
+    sets around its own screening.
+    """
+    warnings.simplefilter("ignore")
+    return task(*args)
 
 
 def run_partitions(
@@ -85,7 +154,7 @@ def run_partitions(
             ctx_future = client.scatter(ctx, broadcast=True)
             futures = {
                 client.submit(
-                    task, source, start, count, ctx_future, key=f"screen-{i}-{start}"
+                    quietly, task, source, start, count, ctx_future, key=f"screen-{i}-{start}"
                 ): i
                 for i, start, count in todo
             }

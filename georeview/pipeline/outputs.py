@@ -169,7 +169,11 @@ def _parquet_writer(work: WorkFolder, n_parts: int, tmp: Path) -> tuple[Any, Any
     pa = require("pyarrow", what="georeview screen")
     pq = require("pyarrow.parquet", what="georeview screen")
     schemas = [pq.read_schema(work.part(i)) for i in range(n_parts)]
-    unified = pa.unify_schemas([s.remove_metadata() for s in schemas])
+    # "permissive": a partition whose failing rows were screened apart holds its text as
+    # string (pandas joins the halves as objects), the others as large_string
+    unified = pa.unify_schemas(
+        [s.remove_metadata() for s in schemas], promote_options="permissive"
+    )
     geo = json.loads((schemas[0].metadata or {}).get(b"geo", b"{}") or b"{}")
     for col in geo.get("columns", {}).values():
         col.pop("bbox", None)

@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import shutil
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,12 @@ log = logging.getLogger(__name__)
 
 #: Rows per partition (memory stays near one partition of input plus the layers).
 PARTITION_SIZE = 50_000
+
+#: One partition read at a time in a process: the reader turns GDAL's warnings into log
+#: lines with ``warnings.catch_warnings``, which swaps the process's filters, so two reads
+#: at once on two threads would restore each other's (the read holds the GIL for most of
+#: its time anyway: the other thread screens meanwhile).
+_READ_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -77,15 +84,16 @@ class Source:
         from georeview.load.vector import read_vector
 
         # parcels are read a partition at a time: the per-layer feature limit is not theirs
-        return read_vector(
-            self.path,
-            layer=self.layer,
-            label="parcels",
-            crs=self.crs,
-            skip=start,
-            count=count,
-            max_features=sys.maxsize,
-        )
+        with _READ_LOCK:
+            return read_vector(
+                self.path,
+                layer=self.layer,
+                label="parcels",
+                crs=self.crs,
+                skip=start,
+                count=count,
+                max_features=sys.maxsize,
+            )
 
 
 def partitions(n_rows: int, size: int) -> list[tuple[int, int, int]]:

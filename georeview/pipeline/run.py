@@ -4,20 +4,23 @@ Input is read in partitions (``partition_size`` rows); each finished partition i
 written to ``OUT.parts/`` with a manifest keyed by the input's hash and the options, so
 an interrupted run resumes where it stopped and produces the same file as an
 uninterrupted one. The output is written under a temporary name and renamed when
-complete. ``--workers N`` and ``--scheduler ADDRESS`` run the partitions on Dask
-(:mod:`georeview.pipeline._dask`).
+complete. Partitions run on threads of this process (``threads``, default one per core,
+through Dask's threaded scheduler); ``--workers N`` and ``--scheduler ADDRESS`` run them
+on Dask worker processes (:mod:`georeview.pipeline._dask`).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from georeview.errors import DataSourceError, OutputError
+from georeview.errors import ConfigError, DataSourceError, OutputError
 from georeview.load import load_layers
 from georeview.pipeline.assume import WISCONSIN_COLUMNS, check_columns, parse_assume
 from georeview.pipeline.context import ScreenContext, build_context
@@ -33,6 +36,7 @@ __all__ = [
     "check_output",
     "run_screen",
     "screen_partitions",
+    "thread_count",
 ]
 
 log = logging.getLogger(__name__)
@@ -85,6 +89,7 @@ def run_screen(
     layer: str | None = None,
     workers: int = 1,
     scheduler: str | None = None,
+    threads: int | None = None,
     partition_size: int = PARTITION_SIZE,
     overwrite: bool = False,
     on_partition: Callable[[int, int], None] | None = None,
@@ -112,6 +117,10 @@ def run_screen(
         More than 1 runs the partitions in local processes on Dask.
     scheduler : str, optional
         Address of a running Dask distributed scheduler.
+    threads : int, optional
+        Partitions screened at once in this process (default: one per core of the
+        machine, at most one per partition left); 1 runs them one after another. Not
+        used with ``workers`` > 1 or ``scheduler``.
     partition_size : int
         Rows per partition.
     overwrite : bool
@@ -134,6 +143,7 @@ def run_screen(
     check_output(out, overwrite)
     if not Path(parcels).exists():
         raise DataSourceError("file not found", path=parcels, field="parcels")
+    thread_count(threads, 1)  # a bad --threads is refused before any work
     assumption = parse_assume(assume)
     cols = dict(columns or WISCONSIN_COLUMNS)
     source = Source(str(Path(parcels).resolve()), layer, crs)
@@ -158,7 +168,9 @@ def run_screen(
     if todo:
         ctx = replace(build_context(layers, assumption, cols), extent=extent)
         progress = Progress(work, len(parts), resumed, on_partition)
-        screen_partitions(source, todo, ctx, progress.save, workers=workers, scheduler=scheduler)
+        screen_partitions(
+            source, todo, ctx, progress, workers=workers, scheduler=scheduler, threads=threads
+        )
     elif on_partition and resumed:
         on_partition(resumed, len(parts))
     stats = assemble(work, out, len(parts), csv_bom=csv_bom)
@@ -187,7 +199,11 @@ def check_output(out: Path, overwrite: bool) -> None:
 
 
 class Progress:
-    """Saves each finished partition and reports how many of them are done."""
+    """Saves each finished partition and reports how many of them are done.
+
+    :meth:`write` may run on any thread (each partition has its own file);
+    :meth:`report` runs in the thread that called :func:`run_screen`.
+    """
 
     def __init__(
         self,
@@ -201,28 +217,80 @@ class Progress:
         if on_partition and resumed:
             on_partition(resumed, total)
 
-    def save(self, i: int, frame: Any) -> None:
-        """Write partition ``i`` (atomically) and report."""
+    def write(self, i: int, frame: Any) -> None:
+        """Write partition ``i`` (atomically)."""
         self.work.write(i, frame)
+
+    def report(self) -> None:
+        """Count one more finished partition and tell ``on_partition``."""
         self.finished += 1
         if self.on_partition:
             self.on_partition(self.finished, self.total)
+
+    def save(self, i: int, frame: Any) -> None:
+        """Write partition ``i`` and report it."""
+        self.write(i, frame)
+        self.report()
+
+
+def thread_count(threads: int | None, n_todo: int) -> int:
+    """Threads for ``n_todo`` partitions: ``threads``, else one per usable core; at most one each.
+
+    Raises
+    ------
+    georeview.errors.ConfigError
+        When ``threads`` is below 1.
+    """
+    if threads is not None and threads < 1:
+        raise ConfigError("must be at least 1", field="--threads")
+    if threads is None:
+        # the cores this process may run on (a container's or taskset's share), not the machine's
+        getaff = getattr(os, "sched_getaffinity", None)
+        threads = len(getaff(0)) if getaff else (os.cpu_count() or 1)
+    return max(1, min(threads, n_todo))
 
 
 def screen_partitions(
     source: Source,
     todo: Sequence[tuple[int, int, int]],
     ctx: ScreenContext,
-    save: Callable[[int, Any], None],
+    progress: Progress,
     *,
     workers: int = 1,
     scheduler: str | None = None,
+    threads: int | None = None,
 ) -> None:
-    """Screen partitions ``todo`` here, or on Dask with several workers or a scheduler."""
+    """Screen partitions ``todo``: on threads here, or on Dask worker processes.
+
+    Every finished partition is saved (``progress``) as soon as it is screened. With
+    ``workers`` > 1 or a ``scheduler`` the partitions run on Dask worker processes;
+    otherwise on :func:`thread_count` threads of this process, which share ``ctx``
+    (read only: its arrays, and the pieces GEOS prepares only temporarily) and the
+    judge (the ordinance read once, cached, before the threads start).
+    """
     if workers > 1 or scheduler:
         from georeview.pipeline._dask import run_partitions
 
-        run_partitions(screen_slice, source, todo, ctx, save, workers=workers, scheduler=scheduler)
+        run_partitions(
+            screen_slice, source, todo, ctx, progress.save, workers=workers, scheduler=scheduler
+        )
         return
-    for i, start, count in todo:
-        save(i, screen_slice(source, start, count, ctx))
+    n_threads = thread_count(threads, len(todo))
+    # warnings.catch_warnings swaps the process's filters, so it is set here once around
+    # all the threads; those that libraries enter on a thread (shapely.is_valid's, the
+    # reader's) may restore each other's filters out of order, and this one restores the
+    # caller's when every thread has finished
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if n_threads == 1:
+            for i, start, count in todo:
+                progress.save(i, screen_slice(source, start, count, ctx))
+            return
+        from georeview.pipeline._dask import run_threads
+
+        _ = ctx.ordinance  # read and cached here, not by two threads at once
+
+        def work(i: int, start: int, count: int) -> None:
+            progress.write(i, screen_slice(source, start, count, ctx))
+
+        run_threads(work, todo, progress.report, threads=n_threads)

@@ -44,6 +44,9 @@ __all__ = ["screen_frame", "screen_isolated", "screen_slice"]
 
 log = logging.getLogger(__name__)
 
+#: The result columns that come from the judge (null on an error row).
+JUDGED_COLUMNS = RESULT_COLUMNS[RESULT_COLUMNS.index("regulated") :]
+
 
 def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
     """Screen one partition of parcels; return it with the result columns added.
@@ -87,13 +90,20 @@ def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
     )
     sub = frame.iloc[np.flatnonzero(ok)] if g.size < n else frame
     kinds = parcel_kinds(sub, ctx.columns, ctx.assumption.activity.kinds or ())
-    facts, disturbed = parcel_facts(
-        ctx.assumption, total * unit2, shares, where, resources, steep, kinds
-    )
-    ordinance = ctx.ordinance
-    # the judge's verdicts as arrays (judge_frame's own input), read without a frame of
-    # status text per rule
-    cols = judgement_columns(ordinance, verdicts(ordinance, facts), where)
+    if g.size:
+        facts, disturbed = parcel_facts(
+            ctx.assumption, total * unit2, shares, where, resources, steep, kinds
+        )
+        ordinance = ctx.ordinance
+        # the judge's verdicts as arrays (judge_frame's own input), read without a frame
+        # of status text per rule
+        cols = judgement_columns(ordinance, verdicts(ordinance, facts), where)
+    else:
+        # every row is an error row (the rows of a failing parcel, or a partition of empty
+        # geometries): nothing to judge, every judgement is null (the facts builder is
+        # not asked for a frame of no rows)
+        disturbed = np.empty(0)
+        cols = {c: ((), np.empty(0, dtype=np.int64)) for c in JUDGED_COLUMNS}
     result: dict[str, Any] = {
         "row": np.arange(start, start + n, dtype=np.int64),
         "parcel_id": parcel_ids(frame, ctx.columns.get("id"), start),
@@ -197,13 +207,12 @@ def screen_isolated(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
     a bug on one strange row), it is split in halves, each screened the same way, down
     to the single parcels that fail: those become error rows naming the exception and
     the rest keep their results. Only failing partitions pay for the splitting.
+    Warnings are the caller's to filter (:func:`georeview.pipeline.run.screen_partitions`
+    sets the filter once around all its threads: ``warnings.catch_warnings`` here would
+    swap the process's filters under the other threads).
     """
-    import warnings
-
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return screen_frame(frame, ctx, start=start)
+        return screen_frame(frame, ctx, start=start)
     except (KeyboardInterrupt, SystemExit, ConfigError, CRSError):
         raise  # a problem of the whole run (options, the layer's CRS), not of a row
     except Exception as exc:
