@@ -6,6 +6,10 @@
   run ends with :class:`~georeview.errors.ComputeError` (exit 2, one line), no output
   file exists, the finished partitions are kept, and running again resumes to the same
   bytes.
+* A partition that fails while others run on threads of the process: the run stops with
+  its one line (exit 2) once the running partitions have finished and been kept, with
+  no thread left and the caller's warning filters restored; running again resumes to the
+  same bytes.
 * A write that fails (disk full, ``OSError(ENOSPC)`` raised by the writer) while the
   screening output or a batch review's summary.csv / report.json is written: no file
   under the final name, no temporary file left, the error reported as one line with exit
@@ -22,6 +26,8 @@ import csv
 import errno
 import os
 import signal
+import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +39,7 @@ import shapely
 
 import georeview.pipeline.run as screen_mod
 from georeview.cli import main
+from georeview.errors import DataSourceError
 from georeview.pipeline.batch import review_many
 from georeview.pipeline.partitions import Source
 from georeview.pipeline.run import run_screen
@@ -166,6 +173,54 @@ def test_dask_worker_killed_mid_partition(
     assert s.resumed == len(parts)
     assert out.read_bytes() == expected
     assert _rows(out) == N_PARCELS
+
+
+# --------------------------------------------------------------------------- a thread fails
+
+
+@dataclass(frozen=True)
+class FailingSource(Source):
+    """A parcel source whose partition ``start == 50`` cannot be read."""
+
+    def read(self, start: int, count: int):
+        if start == 2 * PARTITION:
+            raise DataSourceError("cannot read features (test)", path=self.path, field="parcels")
+        return super().read(start, count)
+
+
+def test_partition_failing_on_a_thread(
+    village: Path,
+    parcels: Path,
+    expected: bytes,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+) -> None:
+    """One partition fails while others run on threads: one line, exit 2, no thread left
+    writing, the finished partitions kept, the caller's warning filters back; resuming
+    gives the uninterrupted bytes."""
+    monkeypatch.setattr(screen_mod, "Source", FailingSource)
+    out = tmp_path / "failed.csv"
+    argv = ["screen", str(parcels), "--layers", str(village), "--out", str(out)]
+    argv += ["--partition-size", str(PARTITION), "--threads", "3", "-q"]
+    filters, show = list(warnings.filters), warnings.showwarning
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "cannot read features (test)" in err
+    assert not out.exists()
+    assert not [t for t in threading.enumerate() if t.name.startswith("georeview-screen")]
+    assert warnings.filters == filters
+    assert warnings.showwarning is show
+    parts = {p.name for p in (tmp_path / "failed.csv.parts").glob("part-*.parquet")}
+    assert "part-000002.parquet" not in parts
+    assert not list((tmp_path / "failed.csv.parts").glob(".part-*"))  # no half-written part
+
+    monkeypatch.setattr(screen_mod, "Source", Source)
+    s = run_screen(parcels, village, out, partition_size=PARTITION, threads=3)
+    assert s.resumed == len(parts)
+    assert out.read_bytes() == expected
 
 
 # --------------------------------------------------------------------------- disk full

@@ -62,7 +62,11 @@ def run_threads(
 
     import dask.threaded
 
-    graph = {("screen", i): (work, i, start, count) for i, start, count in todo}
+    # Dask starts independent tasks highest key first: the keys count down so that the
+    # partitions start in input order (the output does not depend on it, but a stopped
+    # run then leaves the leading partitions done, and progress reads naturally)
+    n = len(todo)
+    graph = {("screen", n - k): (work, *p) for k, p in enumerate(todo)}
 
     def posttask(key: Any, result: Any, dsk: Any, state: Any, worker_id: Any) -> None:
         report()
