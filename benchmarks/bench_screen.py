@@ -225,28 +225,31 @@ def timed_process(argv: list[str]) -> tuple[float, float]:
     return seconds, peak_rss_mb(proc.stderr)
 
 
-def whole_process(d: Path, runs: int) -> None:
+def whole_process(d: Path, runs: int, partition_size: int | None = None) -> None:
     """``georeview screen`` file to file (the CLI, start-up included) against DuckDB.
 
-    Runs alternate (georeview, DuckDB, georeview, ...) so that the load of a shared
-    machine falls on both alike; min and median of ``runs`` each.
+    Runs alternate (georeview, DuckDB, each on every core then on one thread, and again)
+    so that the load of a shared machine falls on both alike; min and median of ``runs``
+    each.
     """
     import statistics
     import sys
 
     geo = [sys.executable, "-m", "georeview", "screen", str(d / "parcels.gpkg")]
     geo += ["--layers", str(d), "--out", str(d / "cli.parquet"), "--overwrite", "-q"]
+    if partition_size:
+        geo += ["--partition-size", str(partition_size)]
     duck = [sys.executable, __file__, "--duckdb-process", str(d), str(d / "duck.parquet")]
-    duck1 = [*duck, "--duckdb-threads", "1"]
-    times: dict[str, list[tuple[float, float]]] = {
-        "georeview": [],
-        "duckdb": [],
-        "duckdb, 1 thread": [],
+    argv = {
+        "georeview": geo,  # partitions on threads, one per core (the default)
+        "duckdb": duck,  # every core (DuckDB's default)
+        "georeview, 1 thread": [*geo, "--threads", "1"],
+        "duckdb, 1 thread": [*duck, "--duckdb-threads", "1"],
     }
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in argv}
     for _ in range(runs):
-        times["georeview"].append(timed_process(geo))
-        times["duckdb"].append(timed_process(duck))
-        times["duckdb, 1 thread"].append(timed_process(duck1))
+        for name, command in argv.items():
+            times[name].append(timed_process(command))
     med = {}
     for name, rows in times.items():
         secs = [r[0] for r in rows]
@@ -260,8 +263,8 @@ def whole_process(d: Path, runs: int) -> None:
         )
     ratio = med["georeview"] / med["duckdb"]
     print(f"whole-process ratio georeview / duckdb (medians): {ratio:.2f}")
-    ratio1 = med["georeview"] / med["duckdb, 1 thread"]
-    print(f"whole-process ratio georeview (serial) / duckdb on 1 thread (medians): {ratio1:.2f}")
+    ratio1 = med["georeview, 1 thread"] / med["duckdb, 1 thread"]
+    print(f"whole-process ratio, both on 1 thread (medians): {ratio1:.2f}")
 
 
 def main() -> None:
@@ -273,6 +276,9 @@ def main() -> None:
     )
     ap.add_argument("--runs", type=int, default=5, help="whole-process runs of each tool")
     ap.add_argument("--no-in-process", action="store_true", help="only the whole-process runs")
+    ap.add_argument(
+        "--partition-size", type=int, help="georeview's --partition-size in the whole-process runs"
+    )
     ap.add_argument("--dask", action="store_true", help="also time the Dask path")
     ap.add_argument("--duckdb-process", nargs=2, metavar=("FOLDER", "OUT"), help=argparse.SUPPRESS)
     ap.add_argument("--duckdb-threads", type=int, default=0, help=argparse.SUPPRESS)
@@ -294,7 +300,7 @@ def main() -> None:
         d = write_layers(data, Path(tmp))
         parcels_file = d / "parcels.gpkg"
         data["parcels"].to_file(parcels_file)
-        whole_process(d, args.runs)
+        whole_process(d, args.runs, args.partition_size)
         if not args.no_in_process:
             in_process(data, d, parcels_file)
         if args.dask:
