@@ -100,8 +100,8 @@ def _assemble_parquet(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally) -
 
     writer, unified = _parquet_writer(work, n_parts, tmp)
     try:
-        for i in range(n_parts):
-            table = pq.read_table(work.part(i)).replace_schema_metadata(None)
+        for table in _read_ahead(pq.read_table, [work.part(i) for i in range(n_parts)]):
+            table = table.replace_schema_metadata(None)
             tally.add(table)
             writer.write_table(
                 table.cast(unified.remove_metadata()).replace_schema_metadata(unified.metadata)
@@ -114,13 +114,33 @@ def _assemble_csv(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally, *, bo
     """Append every partition's rows (without the geometry) to one CSV file."""
     import pyarrow.parquet as pq
 
-    for i in range(n_parts):
-        path = work.part(i)
-        geometry = _geometry_column(pq.read_schema(path))
-        table = pq.read_table(path)
+    def attributes(path: Path) -> Any:
+        # as geopandas reads it (Arrow -> pandas), without reading the geometry at all
+        schema = pq.read_schema(path)
+        geometry = _geometry_column(schema)
+        return pq.read_table(path, columns=[c for c in schema.names if c != geometry])
+
+    paths = [work.part(i) for i in range(n_parts)]
+    for i, table in enumerate(_read_ahead(attributes, paths)):
         tally.add(table)
-        # as geopandas reads it (Arrow -> pandas), without decoding the geometry
-        _append_csv(table.drop_columns([geometry]).to_pandas(), tmp, first=i == 0, bom=bom)
+        _append_csv(table.to_pandas(), tmp, first=i == 0, bom=bom)
+
+
+def _read_ahead(read: Any, paths: Sequence[Path]) -> Any:
+    """``read(path)`` of each path in order, the next one read while the caller works.
+
+    (Arrow's read and the Parquet write release the GIL: one partition is read while the
+    previous one is written, and two partitions at most are in memory.)
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="georeview-read") as pool:
+        ahead = [pool.submit(read, p) for p in paths[:1]]
+        for nxt in [*paths[1:], None]:
+            table = ahead.pop().result()
+            if nxt is not None:
+                ahead.append(pool.submit(read, nxt))
+            yield table
 
 
 def _assemble_gdal(
