@@ -201,16 +201,21 @@ def duckdb_file_to_file(folder: str, out: str, threads: int = 0) -> None:
     con.execute(FILE_SQL.format(d=folder, out=out))
 
 
-def timed_process(argv: list[str]) -> tuple[float, float]:
-    """Run ``argv``; return (wall seconds, peak RSS in MB) of that one process.
+def timed_process(argv: list[str]) -> tuple[float, float, float]:
+    """Run ``argv``; return (wall seconds, peak RSS in MB, CPU seconds) of that one process.
 
     Through the launcher (:mod:`_launch`): a child of this process, which holds the
-    generated parcels, would report this process's RSS as its floor.
+    generated parcels, would report this process's RSS as its floor. The CPU seconds
+    (user + system, the launcher's 20 ms or so included) are those of the waited-for
+    descendants: on a machine other work keeps busy they show the work done, which the
+    wall time alone hides.
     """
+    import resource
     import subprocess
 
     from _launch import launched, peak_rss_mb
 
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.run(
         launched(list(argv)),
@@ -220,9 +225,11 @@ def timed_process(argv: list[str]) -> tuple[float, float]:
         check=False,
     )
     seconds = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"{argv[:4]}... exited {proc.returncode}: {proc.stderr[-500:]}")
-    return seconds, peak_rss_mb(proc.stderr)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return seconds, peak_rss_mb(proc.stderr), cpu
 
 
 def whole_process(d: Path, runs: int, partition_size: int | None = None) -> None:
@@ -246,7 +253,7 @@ def whole_process(d: Path, runs: int, partition_size: int | None = None) -> None
         "georeview, 1 thread": [*geo, "--threads", "1"],
         "duckdb, 1 thread": [*duck, "--duckdb-threads", "1"],
     }
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name in argv}
+    times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in argv}
     for _ in range(runs):
         for name, command in argv.items():
             times[name].append(timed_process(command))
@@ -254,9 +261,11 @@ def whole_process(d: Path, runs: int, partition_size: int | None = None) -> None
     for name, rows in times.items():
         secs = [r[0] for r in rows]
         rss = [r[1] for r in rows]
+        cpu = [r[2] for r in rows]
         med[name] = statistics.median(secs)
         print(
             f"whole process, {name}: min {min(secs):.2f} s, median {med[name]:.2f} s, "
+            f"CPU median {statistics.median(cpu):.2f} s, "
             f"peak RSS median {statistics.median(rss):.0f} MB ({runs} runs: "
             + ", ".join(f"{x:.2f}" for x in secs)
             + ")"
