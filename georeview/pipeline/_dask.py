@@ -62,11 +62,11 @@ def run_threads(
 
     import dask.threaded
 
-    # Dask starts independent tasks highest key first: the keys count down so that the
-    # partitions start in input order (the output does not depend on it, but a stopped
-    # run then leaves the leading partitions done, and progress reads naturally)
+    # Dask starts independent tasks highest key first, keys compared as text: the keys
+    # count down, zero-padded, so that the partitions start in input order (the output
+    # does not depend on it, but a stopped run then leaves the leading partitions done)
     n = len(todo)
-    graph = {("screen", n - k): (work, *p) for k, p in enumerate(todo)}
+    graph = {f"screen-{n - k:09d}": (work, *p) for k, p in enumerate(todo)}
 
     def posttask(key: Any, result: Any, dsk: Any, state: Any, worker_id: Any) -> None:
         report()
