@@ -37,10 +37,13 @@ def parcel_kinds(frame: pd.DataFrame, columns: Mapping[str, str], assumed: Seque
                 hit = text.str.contains(rf"(?:^|[,;/\s]){re.escape(code)}(?:$|[,;/\s])")
                 extra[:, k] |= hit.to_numpy(dtype=bool)
     base = tuple(assumed)
-    combos, inverse = np.unique(extra, axis=0, return_inverse=True)
+    # each row's combination as one integer (bit k: class kind k): a 1-D unique, not
+    # numpy's row-wise one over bytes (slower, and holding the GIL against other threads)
+    bits = extra.astype(np.int64) @ (np.int64(1) << np.arange(len(CLASS_KINDS), dtype=np.int64))
+    combos, inverse = np.unique(bits, return_inverse=True)
     values = np.empty(len(combos), dtype=object)
     for c, combo in enumerate(combos):  # at most 2**len(CLASS_KINDS) combinations
-        add = tuple(kind for kind, on in zip(CLASS_KINDS.values(), combo, strict=True) if on)
+        add = tuple(kind for k, kind in enumerate(CLASS_KINDS.values()) if combo >> k & 1)
         values[c] = base + tuple(k for k in add if k not in base)
     kinds = values[inverse.reshape(-1)]
     return kinds
