@@ -296,3 +296,20 @@ def test_steep_slopes_addressed(steep_sqft, stated, expected):
         extra={"plan.steep_slope_minimization": stated},
     )
     assert record_of(frame)["steep_slopes_addressed"] is expected
+
+
+def test_steep_slopes_addressed_on_no_rows():
+    # A screening partition whose rows are all error rows reaches the facts builder with
+    # no rows: the fact is an empty boolean column, not a float one that cannot be or-ed.
+    import numpy as np
+
+    from georeview.facts.build import facts_frame
+
+    frame = facts_frame(
+        {"steep_slope_area_sqft": np.array([], dtype=float)},
+        {},
+        n=0,
+        extra={"plan.steep_slope_minimization": None},
+    )
+    assert len(frame["steep_slopes_addressed"]) == 0
+    assert str(frame["steep_slopes_addressed"].dtype) == "boolean"

@@ -104,8 +104,10 @@ def _steep_slopes_addressed(steep_sqft: Any, minimization: Any, n: int) -> pd.ar
     steep = np.asarray(steep_sqft, dtype=float)
     none_steep = steep == 0
     stated = np.asarray(_column(minimization, n), dtype=object)
-    known_plan = np.array([s is not None and s is not pd.NA for s in stated], dtype=bool)
-    plan_ok = np.array([bool(s) if k else False for s, k in zip(stated, known_plan, strict=True)])
+    known_plan = np.asarray(~pd.isna(stated), dtype=bool)
+    # bool() of each stated value (text or true/false), the unknown ones taken as False; an
+    # object array's astype runs that in numpy, and an empty one stays bool
+    plan_ok = np.where(known_plan, stated, False).astype(bool)
     value = none_steep | plan_ok
     known = none_steep | known_plan
     return pd.arrays.BooleanArray(value & known, ~known)
