@@ -323,6 +323,30 @@ def test_flat_codes_do_not_depend_on_how_many_threads_drain_them(plainfield):
             assert np.array_equal(kernels.d8_flats(fp, outlet, 10.0, 10.0, threads=threads), one)
 
 
+@pytest.mark.parametrize("holes", [False, True])
+def test_flood_seeds_are_the_data_edge_and_the_outlets(holes):
+    """The flood's seeds are the valid cells with a nodata neighbour (8-connected) and the
+    outlets: the same cells as scipy's edge (valid and not in the 3 x 3 erosion of valid),
+    with and without nodata inside the grid (the all-data grid takes a shortcut)."""
+    from scipy.ndimage import binary_erosion
+
+    from georeview.measure import _flowkernels as kernels
+
+    rng = np.random.default_rng(7)
+    for shape in [(3, 3), (3, 9), (9, 3), (40, 57)]:
+        fp = np.full(shape, np.nan, dtype=np.float32)
+        fp[1:-1, 1:-1] = rng.random((shape[0] - 2, shape[1] - 2))
+        if holes and min(shape) > 5:
+            fp[10:14, 20:31] = np.nan
+            fp[25, 5] = np.nan
+        outlet = np.zeros(shape, dtype=bool)
+        outlet[1:-1, 1:-1] = rng.random((shape[0] - 2, shape[1] - 2)) < 0.02
+        valid = np.isfinite(fp)
+        edge = valid & ~binary_erosion(valid, structure=np.ones((3, 3), bool), border_value=0)
+        expected = np.flatnonzero(edge | (outlet & valid))
+        assert np.array_equal(kernels.flood_seeds(fp, outlet), expected)
+
+
 def test_filled_surface_matches_pyflwdir_on_plainfield(plainfield):
     """Depression filling equals pyflwdir's priority flood (Wang & Liu 2006) cell for cell on
     the Plainfield 10 m DEM, seeded at the same outlets (the data's edge and a burned

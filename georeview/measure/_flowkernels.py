@@ -176,6 +176,19 @@ def flood_seeds(fp: np.ndarray, outlet: np.ndarray) -> np.ndarray:
     (rows, then columns), cheaper than eight neighbour reads per cell.
     """
     nodata = np.isnan(fp)
+    if not nodata[1:-1, 1:-1].any():
+        # the usual grid, all data inside its frame: the seeds are the data's outer ring
+        rows, cols = fp.shape
+        inner_r, inner_c = np.arange(1, rows - 1), np.arange(1, cols - 1)
+        ring = np.concatenate(
+            [
+                cols + inner_c,  # first data row
+                (rows - 2) * cols + inner_c,  # last data row
+                inner_r * cols + 1,  # first data column
+                inner_r * cols + cols - 2,  # last data column
+            ]
+        )
+        return np.union1d(ring, np.flatnonzero(outlet))
     near = nodata.copy()
     near[1:] |= nodata[:-1]
     near[:-1] |= nodata[1:]

@@ -46,7 +46,8 @@ def d8_with_sinks(
     # One float32 copy, framed by a cell of nodata all round: the fill leaves nodata as it is,
     # so its output is the framed surface the kernels want (no bounds checks), and the
     # flood's seeds are simply the valid cells next to nodata (the data's edge included).
-    zp = np.full((rows + 2, cols + 2), np.nan, dtype=np.float32)
+    zp = np.empty((rows + 2, cols + 2), dtype=np.float32)
+    zp[0, :] = zp[-1, :] = zp[:, 0] = zp[:, -1] = np.nan  # the frame; the data fills the rest
     z = zp[1:-1, 1:-1]
     z[...] = elev
     valid = np.isfinite(z)
