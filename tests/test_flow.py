@@ -282,6 +282,23 @@ def test_flat_cells_take_the_shortest_way_to_the_spill_cell():
     assert (depth == 0).all()  # a flat is not a depression
 
 
+def test_flat_reaching_the_data_edge_drains_off_it():
+    """A flat (9 x 11 cells at 5 m) walled on three sides and open to the west edge of the
+    data, where its cells are as low as it: water leaves over that edge. Every cell drains
+    due west to the edge cell of its row (shortest way: c steps of 1 m), where the path ends
+    (code 0 on the data's edge, as a trace expects); none is a pit inside the grid."""
+    from georeview.measure.flow_routing import d8_with_sinks as _d8_with_sinks
+
+    z = np.full((11, 12), 10.0, dtype=np.float32)
+    z[1:-1, :-1] = 5.0  # rows 1-9, columns 0-10: the flat, column 0 on the data's edge
+    d8, depth = _d8_with_sinks(z, np.zeros(z.shape, bool), 1.0, 1.0)
+    assert (d8[1:-1, 0] == 0).all()  # the edge cells let the water out
+    assert (d8[1:-1, 1:-1] == 16).all()  # west, along the shortest way
+    for r in range(1, 10):
+        assert _follow(d8, r, 10)[-1] == (r, 0)
+    assert (depth == 0).all()
+
+
 def test_flat_drains_towards_the_nearer_of_two_spill_cells():
     """A 1 x 21 flat corridor with a drop at each end: the cells west of the middle drain
     west, those east of it drain east (the middle cell, equidistant, goes either way)."""
@@ -321,6 +338,76 @@ def test_flat_codes_do_not_depend_on_how_many_threads_drain_them(plainfield):
         assert (one[1:-1, 1:-1][np.isfinite(grid)] > 0).sum() > 0.9 * np.isfinite(grid).sum()
         for threads in range(2, 8):
             assert np.array_equal(kernels.d8_flats(fp, outlet, 10.0, 10.0, threads=threads), one)
+
+
+@pytest.mark.parametrize(("xres", "yres"), [(1.0, 1.0), (10.0, 1.0), (1.0, 3.0)])
+def test_flat_cells_follow_a_shortest_path_found_by_scipy(xres, yres):
+    """Every flat cell's step lies on a shortest way out over its flat, as scipy's Dijkstra
+    finds it independently (a virtual source joined to each cell next to a drained cell of
+    its height, by that step's length): on terraced noise filled by pyflwdir, with square
+    and very unequal cells (where a cell next to the way out may still do better through
+    its flat), on 1 and 3 threads."""
+    from pyflwdir.dem import fill_depressions
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import dijkstra
+
+    from georeview.measure import _flowkernels as kernels
+
+    rng = np.random.default_rng(11)
+    z = np.round(rng.random((60, 80)) * 3.0).astype(np.float32)  # terraces 0-3: many flats
+    zp = np.full((62, 82), np.nan, dtype=np.float32)
+    zp[1:-1, 1:-1] = z
+    outlet = np.zeros(zp.shape, dtype=bool)
+    seeds = kernels.flood_seeds(zp, outlet)
+    fp, _ = fill_depressions(zp, idxs_pit=seeds, nodata=np.float32(np.nan))
+    outlet.ravel()[seeds] = True  # the data's edge drains off the grid (as d8_with_sinks)
+    code = kernels.d8_flats(fp, outlet, xres, yres, threads=1)
+    assert np.array_equal(kernels.d8_flats(fp, outlet, xres, yres, threads=3), code)
+    dr = np.array([-1, -1, -1, 0, 0, 1, 1, 1])
+    dc = np.array([-1, 0, 1, -1, 1, -1, 0, 1])
+    length = np.hypot(dr * yres, dc * xres)
+    # the flat cells: valid, not an outlet, no lower neighbour on the filled surface
+    ff = np.pad(fp, 1, constant_values=np.nan)
+    nbr = np.stack(
+        [
+            ff[1 + a : ff.shape[0] - 1 + a, 1 + b : ff.shape[1] - 1 + b]
+            for a, b in zip(dr, dc, strict=True)
+        ]
+    )
+    flat = np.isfinite(fp) & ~outlet & ~(nbr < fp).any(axis=0)
+    idx = -np.ones(fp.shape, dtype=int)
+    idx[flat] = np.arange(flat.sum())
+    src = int(flat.sum())
+    rows, cols, w = [], [], []
+    way_out = np.full(src, np.inf)  # the source's edge to each cell: its shortest step out
+    for k in range(8):
+        nb_flat = np.roll(np.roll(flat, -dr[k], 0), -dc[k], 1)
+        nb_z = np.roll(np.roll(fp, -dr[k], 0), -dc[k], 1)
+        both = flat & nb_flat  # the frame is NaN, so the roll never wraps a flat cell
+        r, c = np.nonzero(both)
+        rows += list(idx[r, c])
+        cols += list(idx[r + dr[k], c + dc[k]])
+        w += [length[k]] * r.size
+        out = flat & ~nb_flat & (nb_z == fp)  # a drained cell (or outlet) of its height
+        r, c = np.nonzero(out)
+        np.minimum.at(way_out, idx[r, c], length[k])
+    # one edge per pair: a sparse matrix would add up repeated entries
+    has_way = np.flatnonzero(np.isfinite(way_out))
+    rows += [src] * has_way.size
+    cols += list(has_way)
+    w += list(way_out[has_way])
+    graph = coo_matrix((w, (rows, cols)), shape=(src + 1, src + 1)).tocsr()
+    best = dijkstra(graph, indices=src)
+    offsets = {int(kc): (int(a), int(b)) for kc, a, b in zip(kernels._CODE, dr, dc, strict=True)}
+    assert flat.sum() > 500
+    for r, c in zip(*np.nonzero(flat), strict=True):
+        a, b = offsets[int(code[r, c])]
+        step = np.hypot(a * yres, b * xres)
+        if flat[r + a, c + b]:
+            assert best[idx[r + a, c + b]] + step == pytest.approx(best[idx[r, c]], rel=1e-5)
+        else:
+            assert fp[r + a, c + b] == fp[r, c]
+            assert step == pytest.approx(best[idx[r, c]], rel=1e-5)
 
 
 @pytest.mark.parametrize("holes", [False, True])

@@ -258,71 +258,134 @@ def _steepest(
 
 @njit(cache=True, nogil=True)
 def _flat_component(
-    fl: np.ndarray, off: np.ndarray, start: int, seen: np.ndarray, comp: np.ndarray
-) -> tuple[np.ndarray, int]:
-    """The flat cells 8-connected to *start*, breadth first, into *comp*; marks them *seen*.
+    ff: np.ndarray,
+    fl: np.ndarray,
+    off: np.ndarray,
+    step: np.ndarray,
+    start: int,
+    seen: np.ndarray,
+    comp: np.ndarray,
+    way: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """The flat holding *start*: its cells breadth first (marked *seen*) and their way out.
 
-    Returns the (possibly grown) buffer and how many cells it holds. Adjacent flat cells
-    have the same height (a higher one would have a lower neighbour), so this is one flat.
+    ``comp[q]`` is a cell of the flat and ``way[q]`` the neighbour (0-7) of its height that
+    drains (not flat) at the shortest step, or -1: the search's seeds, found in the same
+    pass over the neighbours. Adjacent flat cells have the same height (a higher one would
+    have a lower neighbour), so the 8-connected flat cells are one flat. Returns the
+    (possibly grown) buffers, how many cells the flat has and its first (lowest) index.
     """
     seen[start] = True
     comp[0] = start
     m = 1
     q = 0
+    first = start
     while q < m:
-        c = comp[q]
-        q += 1
-        for k in range(8):
-            j = c + off[k]
-            if fl[j] and not seen[j]:
-                seen[j] = True
-                if m == comp.size:
-                    comp = _grow(comp)
-                comp[m] = j
-                m += 1
-    return comp, m
-
-
-@njit(cache=True, nogil=True)
-def _seed_flat(
-    ff: np.ndarray,
-    cf: np.ndarray,
-    fl: np.ndarray,
-    off: np.ndarray,
-    step: np.ndarray,
-    bits: int,
-    comp: np.ndarray,
-    m: int,
-    dist: np.ndarray,
-    heap: np.ndarray,
-) -> tuple[np.ndarray, int]:
-    """Seed one flat's search: its cells next to a drained cell of their height.
-
-    Each seed flows to the nearest such neighbour and starts one step from it. Returns
-    the (possibly grown) heap and how many keys it holds.
-    """
-    fbuf = np.empty(1, dtype=np.float32)
-    ubuf = fbuf.view(np.uint32)
-    size = 0
-    for q in range(m):
         c = comp[q]
         e = ff[c]
         bd = np.float32(np.inf)
         bk = -1
         for k in range(8):
             j = c + off[k]
-            if not fl[j] and ff[j] == e and step[k] < bd:
+            if fl[j]:
+                if not seen[j]:
+                    seen[j] = True
+                    if m == comp.size:
+                        comp = _grow(comp)
+                    comp[m] = j
+                    m += 1
+                    first = min(first, j)
+            elif ff[j] == e and step[k] < bd:
                 bd = step[k]
                 bk = k
-        if bk >= 0:
-            dist[c] = bd
-            cf[c] = _CODE[bk]
-            fbuf[0] = bd
+        if q == way.size:
+            way = _grow(way)
+        way[q] = bk
+        q += 1
+    return comp, way, m, first
+
+
+@njit(cache=True, nogil=True)
+def _seed_flat(
+    cf: np.ndarray,
+    step: np.ndarray,
+    comp: np.ndarray,
+    way: np.ndarray,
+    m: int,
+    dist: np.ndarray,
+) -> bool:
+    """Give one flat's seeds their step out and distance; True if that settles the flat.
+
+    It does when every cell is a seed and no seed's distance exceeds the shortest one plus
+    the shortest step: the search could then lower none of them (a relaxed distance is at
+    least that sum, compared in float32 as the search does).
+    """
+    lo_d = np.float32(np.inf)
+    hi_d = np.float32(0.0)
+    n_seed = 0
+    for q in range(m):
+        k = way[q]
+        if k >= 0:
+            c = comp[q]
+            dist[c] = step[k]
+            cf[c] = _CODE[k]
+            lo_d = min(lo_d, step[k])
+            hi_d = max(hi_d, step[k])
+            n_seed += 1
+    return bool(n_seed == m and hi_d <= np.float32(lo_d + step.min()))
+
+
+@njit(cache=True, nogil=True)
+def _search_flat(
+    cf: np.ndarray,
+    fl: np.ndarray,
+    off: np.ndarray,
+    step: np.ndarray,
+    bits: int,
+    comp: np.ndarray,
+    way: np.ndarray,
+    m: int,
+    dist: np.ndarray,
+    heap: np.ndarray,
+) -> np.ndarray:
+    """Dijkstra over one flat from its seeds; each cell takes the step back along its path.
+
+    A heap key packs the distance's float32 bits above the linear index, so ties go to
+    the lower index. Returns the (possibly grown) heap.
+    """
+    low = (np.int64(1) << bits) - 1
+    fbuf = np.empty(1, dtype=np.float32)
+    ubuf = fbuf.view(np.uint32)
+    size = 0
+    for q in range(m):
+        if way[q] >= 0:
+            c = comp[q]
+            fbuf[0] = dist[c]
             if size == heap.size:
                 heap = _grow(heap)
             _push(heap, size, (np.int64(ubuf[0]) << bits) | c)
             size += 1
-    return heap, size
+    while size > 0:
+        key, size = _pop(heap, size)
+        cell = key & low
+        fbuf[0] = dist[cell]
+        if (np.int64(ubuf[0]) << bits) | cell != key:
+            continue  # an older entry: the cell's distance was lowered since
+        d = dist[cell]
+        for k in range(8):
+            j = cell + off[k]
+            if not fl[j]:
+                continue
+            nd = d + step[k]
+            if nd < dist[j]:
+                dist[j] = nd
+                cf[j] = _CODE[7 - k]  # back towards cell
+                fbuf[0] = nd
+                if size == heap.size:
+                    heap = _grow(heap)
+                _push(heap, size, (np.int64(ubuf[0]) << bits) | j)
+                size += 1
+    return heap
 
 
 @njit(cache=True, nogil=True)
@@ -338,14 +401,13 @@ def _drain_flats(
 ) -> None:
     """Give the *flat* cells the first step of their shortest way out (in *code*).
 
-    Flats are drained one at a time: each is collected, seeded at its cells next to a
-    drained cell of their height, and searched with a Dijkstra of its own (a heap key
-    packs the distance's float32 bits above the linear index, so ties go to the lower
-    index). A flat belongs to the call whose linear-index range ``[lo, hi)`` holds its
-    first cell, so calls on disjoint ranges share *code* and *dist* (flat, float32, +inf)
-    without touching the same cell and may run on separate threads. A small heap per
-    flat, instead of one for the whole grid, keeps the search in cache; the result does
-    not depend on how the grid is cut.
+    Flats are drained one at a time: each is collected with its seeds (cells next to a
+    drained cell of their height), and searched with a Dijkstra of its own unless the
+    seeds settle it (most small flats). A flat belongs to the call whose linear-index
+    range ``[lo, hi)`` holds its first cell, so calls on disjoint ranges share *code* and
+    *dist* (flat, float32, +inf) without touching the same cell and may run on separate
+    threads. A small heap per flat, instead of one for the whole grid, keeps the search
+    in cache; the result does not depend on how the grid is cut.
     """
     rows, cols = fp.shape
     n = rows * cols
@@ -355,39 +417,18 @@ def _drain_flats(
     off = _offsets(cols)
     step = _steps(xres, yres)
     bits = _index_bits(n)
-    low = (np.int64(1) << bits) - 1
     seen = np.zeros(n, dtype=np.bool_)
-    fbuf = np.empty(1, dtype=np.float32)
-    ubuf = fbuf.view(np.uint32)
     comp = np.empty(1024, dtype=np.int64)
+    way = np.empty(1024, dtype=np.int64)
     heap = np.empty(1024, dtype=np.int64)
     for i in range(max(lo, cols + 1), min(hi, n - cols - 1)):
         if not fl[i] or seen[i]:
             continue
-        comp, m = _flat_component(fl, off, i, seen, comp)
-        if comp[:m].min() < lo:
+        comp, way, m, first = _flat_component(ff, fl, off, step, i, seen, comp, way)
+        if first < lo:
             continue  # its first cell is in the range below: that call drains it
-        heap, size = _seed_flat(ff, cf, fl, off, step, bits, comp, m, dist, heap)
-        while size > 0:
-            key, size = _pop(heap, size)
-            cell = key & low
-            fbuf[0] = dist[cell]
-            if (np.int64(ubuf[0]) << bits) | cell != key:
-                continue  # an older entry: the cell's distance was lowered since
-            d = dist[cell]
-            for k in range(8):
-                j = cell + off[k]
-                if not fl[j]:
-                    continue
-                nd = d + step[k]
-                if nd < dist[j]:
-                    dist[j] = nd
-                    cf[j] = _CODE[7 - k]  # back towards cell
-                    fbuf[0] = nd
-                    if size == heap.size:
-                        heap = _grow(heap)
-                    _push(heap, size, (np.int64(ubuf[0]) << bits) | j)
-                    size += 1
+        if not _seed_flat(cf, step, comp, way, m, dist):
+            heap = _search_flat(cf, fl, off, step, bits, comp, way, m, dist, heap)
 
 
 @njit(cache=True, nogil=True)

@@ -36,7 +36,8 @@ def d8_with_sinks(
     depressions flow along the shortest path over their flat to the nearest cell of the
     same height that drains (:func:`georeview.measure._flowkernels.d8_flats`, after Barnes
     et al. 2014). Outlets without a lower neighbour (the burned sinks, low cells of the
-    data's edge) stay pits (code 0). Codes follow pyflwdir's (ESRI) D8 convention.
+    data's edge) stay pits (code 0), and a flat reaching one drains into it. Codes follow
+    pyflwdir's (ESRI) D8 convention.
     """
     from pyflwdir.dem import fill_depressions
 
@@ -63,6 +64,10 @@ def d8_with_sinks(
     # two threads pay for their start only past about a million cells (a site window is
     # a few million; the Plainfield test DEM under one)
     threads = 2 if zp.size > 1_000_000 else 1
+    # the flood's seeds are outlets for the D8 too: a cell of the data's edge with no lower
+    # neighbour drains off the data, so a flat reaching the edge flows out there instead of
+    # leaving every cell of it a pit inside the window
+    outlet.ravel()[seeds] = True
     code = kernels.d8_flats(fp, outlet, float(xres), float(yres), threads=threads)
     # the filled surface is not needed past the D8: its memory takes the fill depth
     fp -= zp
