@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from georeview.errors import OutputError
+from georeview.report.numbers import number_text
 
 STATUS_ORDER = ("fail", "needs_info", "pass", "not_applicable")
 
@@ -88,22 +89,11 @@ def template_env() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["num"] = _num
+    env.filters["num"] = number_text  # None shows as an em dash
     env.filters["pct"] = lambda v: "" if v is None else f"{100 * v:.1f} %"
     env.filters["qty"] = reader.quantity
     env.filters["plain"] = lambda text: reader.plain(str(text or ""))[0]
     return env
-
-
-def _num(value: Any, digits: int = 0) -> str:
-    """Format a number with thousands separators; ``None`` shows as an em dash."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (int, float)):
-        return f"{value:,.{digits}f}"
-    return str(value)
 
 
 def render_html(

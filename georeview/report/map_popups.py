@@ -13,6 +13,7 @@ from typing import Any
 import geopandas as gpd
 
 from georeview.report.map_styles import LayerStyle
+from georeview.report.numbers import number_text
 from georeview.report.reader import determination_label, is_determination, plain
 
 #: Most findings listed in one popup.
@@ -75,13 +76,7 @@ def layer_findings(
 
 
 def _fmt(value: Any, digits: int = 0, units: str = "") -> str:
-    if value is None:
-        return "not measured"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (int, float)):
-        return f"{value:,.{digits}f}{(' ' + units) if units else ''}"
-    return str(value)
+    return number_text(value, digits, units=units, missing="not measured")
 
 
 def verdict(report: Mapping[str, Any]) -> str:
