@@ -84,15 +84,15 @@ import json, resource, sys, time
 t0 = time.perf_counter()
 import numpy as np, rasterio
 from georeview.measure import flow_routing as R
-import pyflwdir.dem
-# time pyflwdir's fill inside d8_with_sinks (which imports it from pyflwdir.dem when called)
-_fill, t_fill = pyflwdir.dem.fill_depressions, []
+from georeview.measure import _flowkernels as K
+# time the fill inside d8_with_sinks (which calls it as kernels.fill_depressions)
+_fill, t_fill = K.fill_depressions, []
 def _timed_fill(*a, **k):
     t = time.perf_counter()
     out = _fill(*a, **k)
     t_fill.append(time.perf_counter() - t)
     return out
-pyflwdir.dem.fill_depressions = _timed_fill
+K.fill_depressions = _timed_fill
 dem, r0, c0 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 with rasterio.open(dem) as ds:
     z = ds.read(1)
@@ -286,7 +286,7 @@ def main() -> None:
             print(row("georeview read + fill + D8 + flats + trace", m["t_call"], m_rss, a))
             print(
                 f"  breakdown: imports + read {m['read']:.2f} s, fill + D8 + flats"
-                f" {m['fill_d8_flats']:.2f} s (of which pyflwdir's fill {m['fill']:.2f} s),"
+                f" {m['fill_d8_flats']:.2f} s (of which the fill {m['fill']:.2f} s),"
                 f" 400 traces {m['trace']:.3f} s"
             )
         print(f"(best of {args.repeat} runs, each in a fresh process; peak RSS = max over runs)")

@@ -10,7 +10,7 @@ The public functions::
     georeview.municipalities()                                       # name -> data folder
 
 Importing the package is cheap: heavy or optional libraries (geopandas, folium, dask,
-matplotlib, pyflwdir) are imported inside the functions that need them.
+matplotlib, numba) are imported inside the functions that need them.
 """
 
 from __future__ import annotations

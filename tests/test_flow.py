@@ -434,10 +434,69 @@ def test_flood_seeds_are_the_data_edge_and_the_outlets(holes):
         assert np.array_equal(kernels.flood_seeds(fp, outlet), expected)
 
 
+def test_fill_raises_nested_pits_to_their_spill_levels():
+    """Hand-worked: a 5 x 7 block, rim 9 but for a notch at 4 on the west side; inside, a
+    pit at 1 (next to a ridge at 6) and a pit at 2 spilling into it. Both fill to the notch's
+    4, the ridge and rim stay, and nothing below the notch is left. With the pit at 1 a burned
+    sink (a seed) instead, only the pit at 2 fills, to the 3 over which it spills towards
+    the sink."""
+    from georeview.measure import _flowkernels as kernels
+
+    z = np.array(
+        [
+            [9, 9, 9, 9, 9, 9, 9],
+            [4, 3, 6, 2, 3, 5, 9],
+            [9, 1, 6, 3, 3, 5, 9],
+            [9, 3, 3, 3, 6, 7, 9],
+            [9, 9, 9, 9, 9, 9, 9],
+        ],
+        dtype=np.float32,
+    )
+    zp = np.pad(z, 1, constant_values=np.nan)
+    none = np.zeros(zp.shape, dtype=bool)
+    filled = kernels.fill_depressions(zp, kernels.flood_seeds(zp, none))[1:-1, 1:-1]
+    expected = z.copy()
+    expected[1:4, 1:5] = np.maximum(z[1:4, 1:5], 4.0)
+    assert np.array_equal(filled, expected)
+    sink = none.copy()
+    sink[3, 2] = True  # z[2, 1] = 1, as a burned sink would be
+    kept = kernels.fill_depressions(zp, kernels.flood_seeds(zp, sink))[1:-1, 1:-1]
+    expected = z.copy()
+    expected[1, 3] = 3.0
+    assert np.array_equal(kept, expected)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fill_equals_pyflwdir_on_random_grids(seed):
+    """The fill equals pyflwdir's ``fill_depressions`` (Wang & Liu 2006) cell for cell on
+    random grids with ties (heights in 1/8 m steps, so both sides' float32 arithmetic is
+    exact), heights below and above zero (the heap key's sign handling), nodata holes and
+    burned sinks seeded as outlets."""
+    from pyflwdir.dem import fill_depressions
+
+    from georeview.measure import _flowkernels as kernels
+
+    rng = np.random.default_rng(seed)
+    rows, cols = rng.integers(3, 90, size=2)
+    z = (np.round(rng.normal(0.0, 20.0, (rows, cols)) * 8) / 8).astype(np.float32)
+    z[rng.random((rows, cols)) < 0.05] = np.nan
+    zp = np.pad(z, 1, constant_values=np.nan)
+    outlet = np.zeros(zp.shape, dtype=bool)
+    outlet[1:-1, 1:-1] = (rng.random((rows, cols)) < 0.01) & np.isfinite(z)
+    seeds = kernels.flood_seeds(zp, outlet)
+    ref, _ = fill_depressions(zp, idxs_pit=seeds, nodata=np.float32(np.nan))
+    ours = kernels.fill_depressions(zp, seeds)
+    assert ours.dtype == np.float32
+    assert np.array_equal(ours, ref, equal_nan=True)
+    assert np.array_equal(np.isnan(ours), np.isnan(zp))
+    assert (ours[np.isfinite(zp)] >= zp[np.isfinite(zp)]).all()
+
+
 def test_filled_surface_matches_pyflwdir_on_plainfield(plainfield):
-    """Depression filling equals pyflwdir's priority flood (Wang & Liu 2006) cell for cell on
-    the Plainfield 10 m DEM, seeded at the same outlets (the data's edge and a burned
-    sink); and every cell drains to an outlet (pyflwdir orders all valid cells)."""
+    """The review's depression filling equals pyflwdir's priority flood (Wang & Liu 2006)
+    cell for cell on the Plainfield 10 m DEM, seeded at the same outlets (the data's edge
+    and a burned sink); and every cell drains to an outlet (pyflwdir orders all valid
+    cells)."""
     import pyflwdir
     from pyflwdir.dem import fill_depressions
     from scipy.ndimage import binary_erosion

@@ -5,9 +5,10 @@ water or wetland within 1/4 mile downstream. This module finds the discharge poi
 cells whose D8 flow leaves the site) on the DEM and follows the D8 path from each for
 1,320 ft.
 
-Flow directions come from pyflwdir's priority flood (Wang & Liu, 2006), which fills every
-depression to its spill level, then steepest descent where the filled surface falls and the
-shortest path over each flat to where it drains (after Barnes et al., 2014; numba kernels in
+Flow directions come from a priority flood (Barnes, Lehman & Mulla, 2014; held to pyflwdir's
+Wang & Liu fill in the tests), which fills every depression to its spill level, then
+steepest descent where the filled surface falls and the shortest path over each flat to
+where it drains (after Barnes et al., 2014; numba kernels in
 :mod:`georeview.measure._flowkernels`), so a trace never stops in a pit or on a flat.
 Before filling, mapped streams, water bodies and wetlands are *burned in as sinks*
 (lowered below every other cell and seeded as outlets, as DESIGN §1 asks): a trace ends where
@@ -390,7 +391,7 @@ def trace_downstream(
         (wetlands, None, wetland_id_field, "wetland"),
     ]
     margin = float(margin_ft)
-    # pyflwdir's and numba's start-up overlaps reading the DEM and rasterising the features
+    # numba's start-up overlaps reading the DEM and rasterising the features
     # (GDAL and shapely release the GIL); the kernels are needed only once the window is ready
     warm = routing.start_warm_up()
     for attempt in range(_MAX_GROWTH + 1):

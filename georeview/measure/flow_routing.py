@@ -1,11 +1,12 @@
 """Flow routing on a DEM window: depression fill, D8 with flats drained, and grid walks.
 
-The fill is pyflwdir's priority flood (:func:`pyflwdir.dem.fill_depressions`, Wang & Liu
-2006), seeded at the data's edge and at the burned sinks; D8 directions, flats (after Barnes
-et al. 2014), path tracing, accumulation and labelling are numba kernels in
-:mod:`georeview.measure._flowkernels`. Codes follow pyflwdir's (ESRI) D8 convention.
-pyflwdir and numba are imported inside the functions that use them, so importing this
-module costs neither.
+The fill (the Improved Priority-Flood of Barnes, Lehman & Mulla 2014, seeded at the data's
+edge and at the burned sinks), D8 directions, flats (after Barnes et al. 2014), path
+tracing, accumulation and labelling are numba kernels in
+:mod:`georeview.measure._flowkernels`; the tests hold the fill to pyflwdir's
+(:func:`pyflwdir.dem.fill_depressions`, Wang & Liu 2006) cell for cell. Codes follow
+pyflwdir's (ESRI) D8 convention. numba is imported inside the functions that use it, so
+importing this module does not cost its start-up.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ def d8_with_sinks(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Burn sinks, fill depressions and return (D8 array, fill depth).
 
-    pyflwdir's priority flood (:func:`pyflwdir.dem.fill_depressions`, Wang & Liu 2006),
-    seeded at the data's edge and the burned sinks, fills every depression to its spill
-    level; then cells with a lower neighbour on the filled surface take the
+    A priority flood (:func:`georeview.measure._flowkernels.fill_depressions`, Barnes et
+    al. 2014), seeded at the data's edge and the burned sinks, fills every depression to
+    its spill level; then cells with a lower neighbour on the filled surface take the
     steepest-descent direction (drop / distance), and the cells of flats and filled
     depressions flow along the shortest path over their flat to the nearest cell of the
     same height that drains (:func:`georeview.measure._flowkernels.d8_flats`, after Barnes
@@ -39,8 +40,6 @@ def d8_with_sinks(
     data's edge) stay pits (code 0), and a flat reaching one drains into it. Codes follow
     pyflwdir's (ESRI) D8 convention.
     """
-    from pyflwdir.dem import fill_depressions
-
     from georeview.measure import _flowkernels as kernels
 
     rows, cols = elev.shape
@@ -58,9 +57,8 @@ def d8_with_sinks(
     outlet = np.zeros(zp.shape, dtype=bool)
     outlet[1:-1, 1:-1] = burn
     seeds = kernels.flood_seeds(zp, outlet)
-    # pyflwdir's fill returns a new array (elevation + fill depth) and its own D8 (not used:
-    # it follows the flood's order, not the steepest descent)
-    fp, _ = fill_depressions(zp, idxs_pit=seeds, nodata=np.float32(np.nan))
+    # a new array: the filled surface (elevation + fill depth)
+    fp = kernels.fill_depressions(zp, seeds)
     # two threads pay for their start only past about a million cells (a site window is
     # a few million; the Plainfield test DEM under one)
     threads = 2 if zp.size > 1_000_000 else 1
@@ -107,11 +105,11 @@ def start_warm_up() -> threading.Thread:
 
 
 def warm_kernels() -> None:
-    """Load pyflwdir, its fill and the numba kernels while the DEM is being read.
+    """Load numba and the flow kernels while the DEM is being read.
 
-    pyflwdir's import (it imports scipy and numba) and the first call of each compiled
-    function (numba loads its machine code from the cache) are most of a first trace's
-    start-up; a tiny grid with the argument types of a real call loads the same code.
+    numba's import and the first call of each compiled function (numba loads its machine
+    code from the cache) are most of a first trace's start-up; a tiny grid with the
+    argument types of a real call loads the same code.
     """
     try:
         from georeview.measure import _flowkernels as kernels

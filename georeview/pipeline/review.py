@@ -141,7 +141,7 @@ def _layers(
         folder, _ = resolve_layers(submission_dir, layers_dir)
         layers = load_layers(folder)
     if with_terrain and layers.config.dem is not None:
-        # pyflwdir's import (with scipy and numba) is most of a first trace's start-up:
+        # numba's import and loading the kernels are most of a first trace's start-up:
         # begun here, it overlaps reading the submission and the layers around the site
         from georeview.measure.flow_routing import start_warm_up
 
