@@ -16,8 +16,7 @@ matplotlib, numba) are imported inside the functions that need them.
 from __future__ import annotations
 
 from georeview._api import load_layers, load_ordinance, municipalities, review, screen
-
-__version__ = "0.1.0"
+from georeview._version import __version__
 
 __all__ = [
     "__version__",

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from georeview import __version__
+from georeview._version import __version__
 from georeview.cli.options import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, common_parser
 from georeview.errors import GeoReviewError
 

@@ -238,7 +238,7 @@ def build_layers(
 
 def _head(municipality: str, name: str, kind: str, working_crs: str) -> list[str]:
     """The top of layers.toml: the municipality, its title, the working CRS, a note."""
-    from georeview import __version__
+    from georeview._version import __version__
 
     return [
         f"municipality = {toml_string(municipality)}",
@@ -263,7 +263,7 @@ def _provenance(
     bbox: tuple[float, ...],
 ) -> dict[str, Any]:
     """What provenance.json says: when, by which version, for whom, how far, from what."""
-    from georeview import __version__
+    from georeview._version import __version__
 
     return {
         "built": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),

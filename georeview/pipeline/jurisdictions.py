@@ -145,7 +145,7 @@ def cache_key(layers: Layers, reach_miles: Mapping[str, float]) -> str:
     sidecar of theirs), to the reach parameter or to the code and geometry library
     that build the result gives another digest.
     """
-    import georeview
+    from georeview import _version
 
     h = hashlib.sha256()
 
@@ -156,7 +156,7 @@ def cache_key(layers: Layers, reach_miles: Mapping[str, float]) -> str:
 
     add("format", str(_FORMAT).encode())
     add(
-        "versions", f"{georeview.__version__} {shapely.__version__} {shapely.geos_version}".encode()
+        "versions", f"{_version.__version__} {shapely.__version__} {shapely.geos_version}".encode()
     )
     add("reach", json.dumps(dict(reach_miles), sort_keys=True).encode())
     add("layers.toml", (layers.folder / "layers.toml").read_bytes())
@@ -164,7 +164,7 @@ def cache_key(layers: Layers, reach_miles: Mapping[str, float]) -> str:
         src = layers.path(name)
         for f in _input_files(src) if src is not None else ():
             add(f"{name}:{f.name}", f.read_bytes())
-    package = Path(georeview.__file__).parent
+    package = Path(_version.__file__).parent
     for part in _CODE:
         for f in sorted(_input_files(package / part, same_stem=False)):
             if f.suffix == ".py":

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from georeview import __version__
+from georeview._version import __version__
 from georeview.errors import (
     ConfigError,
     CRSError,

@@ -13,7 +13,7 @@ from typing import Any
 
 import geopandas as gpd
 
-from georeview import __version__
+from georeview._version import __version__
 from georeview.load import Layers, LoadedSubmission
 from georeview.load.inventory import layer_inventory
 from georeview.measure.areas import Areas

@@ -220,7 +220,7 @@ def title_lines(
 
     ``grid`` is (column letters, number of rows, cell side in ft, cells the site touches).
     """
-    from georeview import __version__
+    from georeview._version import __version__
 
     cols, n_rows, cell_ft, cells = grid
     cfg = r.submission.config
