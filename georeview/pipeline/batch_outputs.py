@@ -96,7 +96,7 @@ def _with_outcomes(out: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]
 
 def write_summary(path: Path, rows: list[dict[str, Any]]) -> None:
     """Write summary.csv: one row per submission, every cell made safe for a spreadsheet."""
-    from georeview.report import write_atomic
+    from georeview.report.files import write_atomic
 
     rows = _with_outcomes(path.parent, rows)
     buf = io.StringIO()

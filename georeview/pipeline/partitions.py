@@ -165,7 +165,7 @@ class WorkFolder:
             log.info("%s: options or input changed; starting over", self.dir)
             for f in self.dir.glob("part-*.parquet"):
                 f.unlink()
-        from georeview.report import write_atomic
+        from georeview.report.files import write_atomic
 
         write_atomic(
             manifest,

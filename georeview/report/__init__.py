@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from georeview.errors import OutputError
+from georeview.report.files import write_atomic
 from georeview.report.numbers import number_text
 
 STATUS_ORDER = ("fail", "needs_info", "pass", "not_applicable")
@@ -39,37 +37,6 @@ def _jsonable(value: Any) -> Any:
 def to_json(report: dict[str, Any]) -> str:
     """Serialise a report dict as strict JSON (no NaN), two-space indented."""
     return json.dumps(_jsonable(report), indent=2, ensure_ascii=False, allow_nan=False)
-
-
-def write_atomic(path: Path, text: str | bytes) -> Path:
-    """Write ``text`` to ``path`` through a temporary file in the same folder.
-
-    Raises
-    ------
-    OutputError
-        When the folder cannot be written (permissions, disk full).
-    """
-    path = Path(path)
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-        try:
-            # mkstemp creates 0600; give the report the permissions a normal file gets.
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise OutputError(f"cannot write ({exc.strerror or exc})", path=path) from None
-    return path
 
 
 @cache

@@ -262,7 +262,7 @@ def write_index(
     Path
         ``out_html``.
     """
-    from georeview.report import write_atomic
+    from georeview.report.files import write_atomic
 
     data = index_data(
         rows,

@@ -271,6 +271,6 @@ def render_map(fmap: Any) -> str:
 
 def write_map(review: Any, out_html: Path, *, report: dict[str, Any] | None = None) -> Path:
     """Build the map of one review and write it (atomically) to ``out_html``."""
-    from georeview.report import write_atomic
+    from georeview.report.files import write_atomic
 
     return write_atomic(Path(out_html), render_map(build_map(review, report)))
