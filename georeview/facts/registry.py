@@ -55,7 +55,7 @@ def _site_map_features() -> tuple[str, ...]:
 
 
 def _near_features() -> tuple[str, ...]:
-    from georeview.facts.sitemap import NEAR_FEATURES
+    from georeview.facts.near_features import NEAR_FEATURES
 
     return NEAR_FEATURES
 

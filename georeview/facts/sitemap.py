@@ -51,6 +51,7 @@ import shapely
 
 from georeview.config import SITE_MAP_FEATURES
 from georeview.errors import ConfigError, GeometryError, InputError
+from georeview.facts.near_features import NEAR_FEATURES, SHOWN_AS
 from georeview.load.schema import nhd_ftype_codes
 from georeview.load.submission import read_submission_layer, submission_file
 from georeview.load.vector import VECTOR_SUFFIXES
@@ -77,22 +78,6 @@ __all__ = [
 
 #: Folder of the submission holding one layer per feature the site map shows.
 SITEMAP_DIR = "sitemap"
-
-#: Features that must be shown where they lie on or immediately adjacent to the site.
-NEAR_FEATURES = ("wetlands", "floodplain", "floodway", "streams", "lakes", "watercourses", "roads")
-
-#: ``shows`` entries that count as showing a near-site feature. Channels and ditches
-#: (NHD CanalDitch) are "watercourses" (Somers (4)(a), Deerfield (A)2) and an engineered
-#: drainage system (Somers (4)(a)); a map of "surface waters" shows streams and lakes.
-SHOWN_AS: dict[str, tuple[str, ...]] = {
-    "wetlands": ("wetlands",),
-    "floodplain": ("floodplain",),
-    "floodway": ("floodway",),
-    "streams": ("streams", "watercourses", "surface_waters"),
-    "lakes": ("lakes", "surface_waters"),
-    "watercourses": ("watercourses", "drainage"),
-    "roads": ("roads",),
-}
 
 #: NHD ``FType`` codes (USGS NHD data dictionary, FType domain): 336 CanalDitch,
 #: 466 SwampMarsh. Other lines are streams (460 StreamRiver, 558 ArtificialPath ...)
