@@ -536,12 +536,48 @@ def test_contributing_cells_on_a_plane():
     assert (acc[~site] == 0).all()
 
 
-def test_filled_region_labels_match_scipy():
-    """The numba 8-connected labelling numbers patches as scipy.ndimage.label does."""
+@pytest.mark.parametrize("seed", range(3))
+def test_reach8_is_the_scipy_patches_holding_a_seed(seed):
+    """The cells 8-connected to the seeds are the union of the scipy.ndimage.label patches
+    (3 x 3 structure) holding a seed; a seed off the mask reaches nothing."""
     from scipy.ndimage import label
 
     from georeview.measure import _flowkernels
 
-    mask = np.random.default_rng(7).random((120, 90)) > 0.55
+    rng = np.random.default_rng(seed)
+    mask = rng.random((120, 90)) > 0.55
+    seeds = rng.choice(mask.size, size=12, replace=False).astype(np.int64)
     ref, _ = label(mask, structure=np.ones((3, 3), bool))
-    assert np.array_equal(_flowkernels.label8(mask), ref)
+    held = np.unique(ref.ravel()[seeds])
+    expected = np.isin(ref, held[held > 0])
+    assert expected.any()
+    assert np.array_equal(_flowkernels.reach8(mask, seeds), expected)
+    off = np.flatnonzero(~mask)[:5].astype(np.int64)
+    assert not _flowkernels.reach8(mask, off).any()
+
+
+def test_filled_regions_are_the_depressions_touching_an_inner_window_side():
+    """Hand-worked: three filled depressions in a 6 x 8 window, one touching the west side,
+    one the south side, one inside. With the west side inside the raster (the window could
+    grow there) only the west one counts; with every side inner, the south one too; on a
+    window that is the whole raster, none."""
+    from types import SimpleNamespace
+
+    from georeview.measure.flow_routing import filled_regions
+
+    depth = np.zeros((6, 8), dtype=np.float32)
+    depth[1:3, 0:2] = 0.5  # touches the west side
+    depth[3, 2] = 0.1  # diagonal neighbour of the west patch: the same depression
+    depth[5, 5:7] = 0.2  # touches the south side
+    depth[2, 5] = 0.3  # inside
+    west = np.zeros(depth.shape, dtype=bool)
+    west[1:3, 0:2] = west[3, 2] = True
+    south = np.zeros(depth.shape, dtype=bool)
+    south[5, 5:7] = True
+    # touches_raster_edge: (top, bottom, left, right)
+    only_west = SimpleNamespace(touches_raster_edge=(True, True, False, True))
+    assert np.array_equal(filled_regions(depth, only_west), west)
+    inner = SimpleNamespace(touches_raster_edge=(False, False, False, False))
+    assert np.array_equal(filled_regions(depth, inner), west | south)
+    whole = SimpleNamespace(touches_raster_edge=(True, True, True, True))
+    assert not filled_regions(depth, whole).any()

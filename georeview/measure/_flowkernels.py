@@ -1,4 +1,4 @@
-"""numba kernels of the downstream trace: fill, D8 with flat routing, paths, accumulation, labels.
+"""numba kernels of the downstream trace: fill, D8 with flat routing, paths, accumulation, reach.
 
 Kept apart from :mod:`georeview.measure.flow` so that importing the trace module does not import
 numba; every kernel is compiled with ``cache=True``, so a new process loads machine code
@@ -637,43 +637,42 @@ def warm_up() -> None:
     flat_code = code.ravel()
     trace_paths(flat_code, 5, np.array([12], dtype=np.int64), outlet.ravel(), 3.0, dr, dc, 1.0, 1.0)
     accumulate_inside(flat_code, 5, np.isfinite(filled).ravel(), dr, dc)
-    label8(outlet)
+    reach8(outlet, np.array([0], dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
-def label8(mask: np.ndarray) -> np.ndarray:
-    """Number the 8-connected patches of *mask* 1, 2, ... in raster order (0 elsewhere).
+def reach8(mask: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+    """The cells of *mask* 8-connected to any of *seeds* (linear indices), as a bool array.
 
-    The same numbering as ``scipy.ndimage.label`` with a 3 x 3 structure, without
-    importing scipy.ndimage (0.4 s) on the trace's path.
+    A search from the seeds only: its cost is the size of the patches it reaches, not of
+    the grid (numbering every patch, as ``scipy.ndimage.label`` does, visits all of them).
+    Seeds outside *mask* reach nothing.
     """
     rows, cols = mask.shape
     m = mask.ravel()
-    lab = np.zeros(rows * cols, dtype=np.int32)
-    stack = np.empty(1024, dtype=np.int64)
-    current = 0
-    for s in range(rows * cols):
-        if not m[s] or lab[s] != 0:
-            continue
-        current += 1
-        lab[s] = current
-        stack[0] = s
-        top = 1
-        while top > 0:
-            top -= 1
-            i = stack[top]
-            r = i // cols
-            c = i - r * cols
-            for k in range(8):
-                rr = r + _DR[k]
-                cc = c + _DC[k]
-                if rr < 0 or rr >= rows or cc < 0 or cc >= cols:
-                    continue
-                j = rr * cols + cc
-                if m[j] and lab[j] == 0:
-                    lab[j] = current
-                    if top == stack.size:
-                        stack = _grow(stack)
-                    stack[top] = j
-                    top += 1
-    return lab.reshape(rows, cols)
+    out = np.zeros(rows * cols, dtype=np.bool_)
+    stack = np.empty(max(1024, seeds.size), dtype=np.int64)
+    top = 0
+    for s in seeds:
+        if m[s] and not out[s]:
+            out[s] = True
+            stack[top] = s
+            top += 1
+    while top > 0:
+        top -= 1
+        i = stack[top]
+        r = i // cols
+        c = i - r * cols
+        for k in range(8):
+            rr = r + _DR[k]
+            cc = c + _DC[k]
+            if rr < 0 or rr >= rows or cc < 0 or cc >= cols:
+                continue
+            j = rr * cols + cc
+            if m[j] and not out[j]:
+                out[j] = True
+                if top == stack.size:
+                    stack = _grow(stack)
+                stack[top] = j
+                top += 1
+    return out.reshape(rows, cols)

@@ -174,8 +174,7 @@ def _classify(
     end_xy: tuple[float, float],
     code_flat: np.ndarray,
     meet_flat: np.ndarray,
-    filled_flat: np.ndarray,
-    edge_touch: set[int],
+    grows_flat: np.ndarray,
     win: DemWindow,
     length_ft: float,
 ) -> _Trace:
@@ -184,6 +183,9 @@ def _classify(
     *met_ft* is the path's measured length from the site boundary to the feature it meets
     (:func:`~georeview.measure.flow_ends.path_lengths`), NaN when its last cell meets none;
     *end_xy* the point it is measured to, kept to draw the path on to the feature.
+    *grows_flat* marks the filled cells of depressions touching an inner window side
+    (:func:`~georeview.measure.flow_routing.filled_regions`): a path over one asks for a
+    larger window.
     The kernel traced the path past *length_ft* from its start cell's centre (by the
     site's diagonal and two cells), so a feature whose measured distance is within
     *length_ft* is not cut off; a path that meets nothing is cut at *length_ft* from its
@@ -194,14 +196,12 @@ def _classify(
     code = int(meet_flat[path[-1]])
     tol = length_ft * 1e-9
     if code and met_ft <= length_ft + tol:
-        labs = filled_flat[path]
-        grow = bool(edge_touch.intersection(np.unique(labs[labs > 0]).tolist()))
+        grow = bool(grows_flat[path].any())
         return _Trace(idx0, path, True, float(met_ft), code, grow, False, end_xy)
     dist_ft = _step_lengths(path, ncol, win.xres, win.yres) * ft_per_unit
     within = dist_ft <= length_ft + tol
     path, dist_ft = path[within], dist_ft[within]
-    labs = filled_flat[path]
-    grow = bool(edge_touch.intersection(np.unique(labs[labs > 0]).tolist()))
+    grow = bool(grows_flat[path].any())
     if code:
         # it meets a feature, but farther than the length once measured to the feature itself
         return _Trace(idx0, path, False, None, 0, grow, False)
@@ -243,7 +243,7 @@ def _route(
     leaves = ~site_flat[ds] | (ds == site_idx)
     starts = site_idx[leaves | (meet.ravel()[site_idx] > 0)]
     contrib = routing.contributing_cells(d8, site)
-    filled_labels, edge_touch = routing.filled_regions(depth, win)
+    grows = routing.filled_regions(depth, win)
     # numba trace: stops at a meet cell, a pit, or before passing max_len (CRS units). The
     # distance is measured from where a path last leaves the site, which can lie past its
     # start cell (a path that crosses a corner of a concave site again): the trace runs on
@@ -257,7 +257,7 @@ def _route(
     cells, offsets = routing.trace_paths(
         code_flat, ncol, starts, meet > 0, max_len, win.xres, win.yres
     )
-    meet_flat, filled_flat = meet.ravel(), filled_labels.ravel()
+    meet_flat, grows_flat = meet.ravel(), grows.ravel()
     met, ends = path_lengths(cells, offsets, meet_flat, site_local, geoms, win)
     met_ft = met * (win.h_m_per_unit / M_PER_FT)
     traces = [
@@ -268,8 +268,7 @@ def _route(
             (float(ends[k, 0]), float(ends[k, 1])),
             code_flat,
             meet_flat,
-            filled_flat,
-            edge_touch,
+            grows_flat,
             win,
             length_ft,
         )

@@ -121,25 +121,29 @@ def warm_kernels() -> None:
         logger.debug("numba warm-up failed", exc_info=True)
 
 
-def filled_regions(depth: np.ndarray, win: DemWindow) -> tuple[np.ndarray, set[int]]:
-    """Label filled depressions; return labels and those touching an inner window side."""
+def filled_regions(depth: np.ndarray, win: DemWindow) -> np.ndarray:
+    """The filled cells whose depression touches a window side that is not the raster's edge.
+
+    Such a depression may be filled differently with what lies beyond the window, so a path
+    crossing it asks for a larger window. Returns a bool array of the window's shape.
+    """
     from georeview.measure import _flowkernels as kernels
 
-    labels = kernels.label8(depth > 0)
+    filled = depth > 0
+    rows, cols = filled.shape
     top, bottom, left, right = win.touches_raster_edge
     sides = []
     if not top:
-        sides.append(labels[0, :])
+        sides.append(np.arange(cols))
     if not bottom:
-        sides.append(labels[-1, :])
+        sides.append((rows - 1) * cols + np.arange(cols))
     if not left:
-        sides.append(labels[:, 0])
+        sides.append(np.arange(rows) * cols)
     if not right:
-        sides.append(labels[:, -1])
-    touching: set[int] = set()
-    for s in sides:
-        touching.update(int(v) for v in np.unique(s) if v > 0)
-    return labels, touching
+        sides.append(np.arange(rows) * cols + cols - 1)
+    if not sides:
+        return np.zeros(filled.shape, dtype=bool)
+    return kernels.reach8(filled, np.concatenate(sides).astype(np.int64))
 
 
 def site_cells(site_local: BaseGeometry, win: DemWindow) -> np.ndarray:
