@@ -164,8 +164,8 @@ def test_dask_worker_killed_mid_partition(
     assert marker.exists()
     assert not out.exists()  # nothing under the final name
     assert not list(tmp_path.glob(".failed.partial-*"))
-    parts = sorted((tmp_path / "failed.csv.parts").glob("part-*.parquet"))
-    assert "part-000002.parquet" not in {p.name for p in parts}
+    parts = sorted((tmp_path / "failed.csv.parts").glob("part-*.arrow"))
+    assert "part-000002.arrow" not in {p.name for p in parts}
 
     # 3. Resume in one process: only the missing partitions run; the same bytes.
     monkeypatch.setattr(screen_mod, "Source", Source)
@@ -213,8 +213,8 @@ def test_partition_failing_on_a_thread(
     assert not [t for t in threading.enumerate() if t.name.startswith("georeview-screen")]
     assert warnings.filters == filters
     assert warnings.showwarning is show
-    parts = {p.name for p in (tmp_path / "failed.csv.parts").glob("part-*.parquet")}
-    assert "part-000002.parquet" not in parts
+    parts = {p.name for p in (tmp_path / "failed.csv.parts").glob("part-*.arrow")}
+    assert "part-000002.arrow" not in parts
     assert not list((tmp_path / "failed.csv.parts").glob(".part-*"))  # no half-written part
 
     monkeypatch.setattr(screen_mod, "Source", Source)
@@ -259,7 +259,7 @@ def test_screen_output_disk_full(
     assert "No space left on device" in err
     assert not out.exists()  # no partial file under the final name
     assert [p.name for p in tmp_path.iterdir() if p.name != "screened.csv.parts"] == []
-    assert len(list((tmp_path / "screened.csv.parts").glob("part-*.parquet"))) == 4
+    assert len(list((tmp_path / "screened.csv.parts").glob("part-*.arrow"))) == 4
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", real)  # space freed: run again
     assert main(argv) == 0

@@ -571,7 +571,7 @@ def test_cambridge_resume_after_interruption(
             **kw,
         )
     assert not out.exists()  # no partial output under the final name
-    parts = sorted((tmp_path / "resumed.csv.parts").glob("part-*.parquet"))
+    parts = sorted((tmp_path / "resumed.csv.parts").glob("part-*.arrow"))
     # on threads, the partition still running when the run stopped is finished and kept
     assert len(parts) == 2 if threads == 1 else 2 <= len(parts) <= 2 + threads - 1
     assert not [t for t in threading.enumerate() if t.name.startswith("georeview-screen")]

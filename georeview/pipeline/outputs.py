@@ -19,7 +19,13 @@ from georeview.errors import (
     InputError,
     OutputError,
 )
-from georeview.pipeline.partitions import WorkFolder, read_part, tmp_name
+from georeview.pipeline.partitions import (
+    WorkFolder,
+    part_schema,
+    read_part,
+    read_part_table,
+    tmp_name,
+)
 from georeview.sanitise import neutralise_formulas
 
 log = logging.getLogger(__name__)
@@ -96,11 +102,9 @@ def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True)
 
 def _assemble_parquet(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally) -> None:
     """Append every partition's Arrow table to one GeoParquet file (WKB copied as is)."""
-    import pyarrow.parquet as pq
-
     writer, unified = _parquet_writer(work, n_parts, tmp)
     try:
-        for table in _read_ahead(pq.read_table, [work.part(i) for i in range(n_parts)]):
+        for table in _read_ahead(read_part_table, [work.part(i) for i in range(n_parts)]):
             table = table.replace_schema_metadata(None)
             tally.add(table)
             writer.write_table(
@@ -112,13 +116,12 @@ def _assemble_parquet(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally) -
 
 def _assemble_csv(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally, *, bom: bool) -> None:
     """Append every partition's rows (without the geometry) to one CSV file."""
-    import pyarrow.parquet as pq
 
     def attributes(path: Path) -> Any:
         # as geopandas reads it (Arrow -> pandas), without reading the geometry at all
-        schema = pq.read_schema(path)
+        schema = part_schema(path)
         geometry = _geometry_column(schema)
-        return pq.read_table(path, columns=[c for c in schema.names if c != geometry])
+        return read_part_table(path, columns=[c for c in schema.names if c != geometry])
 
     paths = [work.part(i) for i in range(n_parts)]
     for i, table in enumerate(_read_ahead(attributes, paths)):
@@ -185,10 +188,10 @@ def _parquet_writer(work: WorkFolder, n_parts: int, tmp: Path) -> tuple[Any, Any
     """A Parquet writer with the schema every partition fits (GeoParquet metadata kept)."""
     from georeview._compat import require
 
-    # partitions are kept as Parquet whatever the output format
+    # partitions are kept as Arrow IPC whatever the output format
     pa = require("pyarrow", what="georeview screen")
     pq = require("pyarrow.parquet", what="georeview screen")
-    schemas = [pq.read_schema(work.part(i)) for i in range(n_parts)]
+    schemas = [part_schema(work.part(i)) for i in range(n_parts)]
     # "permissive": a partition whose failing rows were screened apart holds its text as
     # string (pandas joins the halves as objects), the others as large_string
     unified = pa.unify_schemas(

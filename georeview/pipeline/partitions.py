@@ -3,6 +3,12 @@
 Each finished partition is written to ``OUT.parts/`` with a manifest keyed by the input's hash
 and the options (:func:`run_key`), so an interrupted run resumes where it stopped and
 produces the same file as an uninterrupted one.
+
+A finished partition is an Arrow IPC file (Feather v2, LZ4-compressed) holding the table
+geopandas would write to GeoParquet (WKB geometry, the same ``geo`` metadata): the
+partitions are work files, read back once into the output, and Arrow IPC is written and
+read without Parquet's encoding (25,000 screened parcels: about 0.13 s against 0.35 s
+written and 0.07 s against 0.35 s read, 3.3 MB against 4.0 MB on disk).
 """
 
 from __future__ import annotations
@@ -33,6 +39,10 @@ log = logging.getLogger(__name__)
 #: partitions rather than two, so the threads' GIL-bound steps (the read, the rules)
 #: overlap the other's GEOS work. Part of the resume key (:func:`run_key`).
 PARTITION_SIZE = 25_000
+
+#: What a finished partition is stored as (part of the resume key: a work folder of
+#: another kind of part files is started over).
+PART_FORMAT = "arrow-ipc-lz4"
 
 #: One partition read at a time in a process: the reader turns GDAL's warnings into log
 #: lines with ``warnings.catch_warnings``, which swaps the process's filters, so two reads
@@ -141,7 +151,9 @@ def run_key(source: Source, layers: Any, options: Mapping[str, Any]) -> str:
             h.update(f"{name}:{lp.name}:{st.st_size}:{st.st_mtime_ns}".encode())
     h.update(
         json.dumps(
-            {**options, "version": __version__, "layer": source.layer}, sort_keys=True, default=str
+            {**options, "version": __version__, "layer": source.layer, "parts": PART_FORMAT},
+            sort_keys=True,
+            default=str,
         ).encode()
     )
     return h.hexdigest()
@@ -163,7 +175,7 @@ class WorkFolder:
                 old = None
         if old != key and self.dir.exists():
             log.info("%s: options or input changed; starting over", self.dir)
-            for f in self.dir.glob("part-*.parquet"):
+            for f in self.dir.glob("part-*"):  # earlier versions' .parquet parts as well
                 f.unlink()
         from georeview.report.files import write_atomic
 
@@ -174,7 +186,7 @@ class WorkFolder:
 
     def part(self, i: int) -> Path:
         """Path of partition ``i``."""
-        return self.dir / f"part-{i:06d}.parquet"
+        return self.dir / f"part-{i:06d}.arrow"
 
     def done(self, i: int) -> bool:
         """Whether partition ``i`` is finished."""
@@ -184,7 +196,7 @@ class WorkFolder:
         """Write partition ``i`` atomically (temporary name, then rename)."""
         tmp = self.dir / f".part-{i:06d}.{os.getpid()}.tmp"
         try:
-            frame.to_parquet(tmp, index=False)
+            frame.to_feather(tmp, index=False, compression="lz4")
             os.replace(tmp, self.part(i))
         except OSError as exc:
             tmp.unlink(missing_ok=True)
@@ -196,10 +208,25 @@ class WorkFolder:
 
 
 def read_part(path: Path) -> Any:
-    """Read one finished partition (GeoParquet) back."""
+    """Read one finished partition back (a GeoDataFrame, as from GeoParquet)."""
     import geopandas as gpd
 
-    return gpd.read_parquet(path)
+    return gpd.read_feather(path)
+
+
+def read_part_table(path: Path, columns: list[str] | None = None) -> Any:
+    """One finished partition as the Arrow table written (``columns`` only, if given)."""
+    import pyarrow.feather as feather
+
+    return feather.read_table(path, columns=columns)
+
+
+def part_schema(path: Path) -> Any:
+    """The Arrow schema of a finished partition (its metadata included), its rows unread."""
+    import pyarrow as pa
+
+    with pa.memory_map(str(path)) as source:
+        return pa.ipc.open_file(source).schema
 
 
 def tmp_name(out: Path) -> Path:
