@@ -475,6 +475,53 @@ def test_threads_give_the_serial_output(
             assert wkb[0] == wkb[1]
 
 
+@pytest.mark.parametrize(
+    "suffix", [".gpkg", ".shp", ".zip", ".fgb", ".geojson", ".parquet", ".csv"]
+)
+def test_inspected_source_reads_what_read_vector_reads(tmp_path: Path, suffix: str) -> None:
+    """A source inspected once reads each slice as read_vector reads it, in every format:
+    the same rows, columns, dtypes and coordinates, the last slice short."""
+    import zipfile
+
+    from georeview.load.vector import read_vector
+    from georeview.pipeline.partitions import Source
+
+    geoms = _grid_parcels(5, 100, X0, Y0)  # 25 parcels
+    frame = gpd.GeoDataFrame(
+        {"PARCELID": [f"p{i:03d}" for i in range(25)], "ACRES": np.arange(25) / 4},
+        geometry=geoms,
+        crs="EPSG:3071",
+    )
+    path, crs = tmp_path / f"parcels{suffix}", None
+    if suffix == ".parquet":
+        frame.to_parquet(path)
+    elif suffix == ".csv":
+        frame.assign(WKT=frame.geometry.to_wkt()).drop(columns="geometry").to_csv(path, index=False)
+        crs = "EPSG:3071"
+    elif suffix == ".zip":
+        frame.to_file(tmp_path / "parcels.shp")
+        with zipfile.ZipFile(path, "w") as z:
+            for part in tmp_path.glob("parcels.*"):
+                if part.suffix != ".zip":
+                    z.write(part, part.name)
+    else:
+        frame.to_file(path)
+    source, info = Source(str(path), None, crs).inspected()
+    assert info.features == 25
+    assert source.read_crs is not None
+    for start, count in ((0, 10), (10, 10), (20, 10)):
+        got = source.read(start, count)
+        want = read_vector(path, label="parcels", crs=crs, skip=start, count=count)
+        assert len(got) == min(count, 25 - start)
+        assert list(got.columns) == list(want.columns)
+        assert list(got.dtypes) == list(want.dtypes)
+        assert got.drop(columns=got.geometry.name).equals(want.drop(columns=want.geometry.name))
+        assert list(shapely.to_wkb(got.geometry.values)) == list(
+            shapely.to_wkb(want.geometry.values)
+        )
+        assert got.crs == want.crs
+
+
 def test_threads_option_refuses_zero(tmp_path: Path, village_layers: Path) -> None:
     parcels = tmp_path / "parcels.gpkg"
     _write(parcels, {"PARCELID": ["a"]}, _grid_parcels(1, 100, X0 + 500, Y0 + 500))

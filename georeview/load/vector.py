@@ -56,7 +56,9 @@ __all__ = [
     "VectorInfo",
     "format_of",
     "layer_names",
+    "read_rows",
     "read_vector",
+    "resolve_layer",
     "vector_info",
 ]
 
@@ -299,6 +301,56 @@ def read_vector(
     if where is not None:
         gdf = _filter_where(gdf, where, path, label)
     return gdf
+
+
+def resolve_layer(path: Path | str, layer: str | None, label: str | None = None) -> str | None:
+    """The layer :func:`read_vector` reads from ``path`` (``layer`` checked, or the only one).
+
+    What :func:`read_rows` is given, so that reading a file in many slices lists its
+    layers once rather than once per slice.
+    """
+    path = Path(path)
+    return _pick_layer(path, layer, label) if format_of(path) == "gdal" else layer
+
+
+def read_rows(
+    path: Path | str,
+    *,
+    layer: str | None,
+    layer_crs: str,
+    skip: int,
+    count: int,
+    label: str | None = None,
+) -> gpd.GeoDataFrame:
+    """Read rows ``skip`` to ``skip + count`` of a layer already inspected, in input order.
+
+    The partition reader: the checks of :func:`read_vector` (the file opens, the layer
+    is named or the only one, it has a CRS, its feature count) are made once by the
+    caller, through :func:`vector_info` and :func:`resolve_layer`, rather than once per
+    slice, so each slice costs the read alone. It gives the rows ``read_vector(path,
+    skip=skip, count=count)`` gives.
+
+    Parameters
+    ----------
+    path : path
+        Any format of :data:`VECTOR_SUFFIXES`.
+    layer : str or None
+        The layer as :func:`resolve_layer` returned it.
+    layer_crs : str
+        The layer's CRS (:attr:`VectorInfo.crs`; a CSV's as given).
+    skip, count : int
+        The slice.
+    label : str, optional
+        The field or option that named the file (for messages).
+    """
+    path = Path(path)
+    kind = format_of(path)
+    if kind == "gdal":
+        kw = {"bbox": None, "skip_features": skip, "max_features": count}
+        return _read_gdal(path, layer, label, None, layer_crs, kw)
+    if kind == "parquet":
+        return read_parquet(path, label, skip, count)
+    return read_csv(path, label, layer_crs, skip, count)
 
 
 def _read_gdal(

@@ -20,7 +20,7 @@ import os
 import shutil
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,11 @@ class Source:
     layer: str | None = None
     #: CRS of a CSV parcel file (``--crs``); other formats state their own.
     crs: str | None = None
+    #: The layer and CRS each slice is read with, found once by :meth:`inspected`
+    #: (``None``: not inspected, so every slice is read through all of ``read_vector``'s
+    #: checks).
+    read_layer: str | None = None
+    read_crs: str | None = None
 
     def info(self) -> Any:
         """The layer's :class:`~georeview.load.vector.VectorInfo`.
@@ -83,6 +88,20 @@ class Source:
             )
         return info
 
+    def inspected(self) -> tuple[Source, Any]:
+        """The source with its layer and CRS resolved, and its :meth:`info`.
+
+        Inspected once per run: each slice is then read without opening the file to
+        list its layers and read its header again (twice per slice through
+        ``read_vector``; 21 slices of a 401,956-parcel GeoPackage spent 0.25 s that way,
+        one slice at a time).
+        """
+        from georeview.load.vector import resolve_layer
+
+        info = self.info()
+        name = resolve_layer(self.path, self.layer, "parcels")
+        return replace(self, read_layer=name, read_crs=info.crs), info
+
     def fields(self) -> list[str]:
         """Names of the attribute fields of the parcel layer."""
         return list(self.info().fields)
@@ -95,10 +114,19 @@ class Source:
         """Read rows ``start`` to ``start + count`` (input order)."""
         import sys
 
-        from georeview.load.vector import read_vector
+        from georeview.load.vector import read_rows, read_vector
 
-        # parcels are read a partition at a time: the per-layer feature limit is not theirs
         with _READ_LOCK:
+            if self.read_crs is not None:
+                return read_rows(
+                    self.path,
+                    layer=self.read_layer,
+                    layer_crs=self.read_crs,
+                    skip=start,
+                    count=count,
+                    label="parcels",
+                )
+            # parcels are read a partition at a time: the per-layer feature limit is not theirs
             return read_vector(
                 self.path,
                 layer=self.layer,

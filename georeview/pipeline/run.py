@@ -146,8 +146,7 @@ def run_screen(
     thread_count(threads, 1)  # a bad --threads is refused before any work
     assumption = parse_assume(assume)
     cols = dict(columns or WISCONSIN_COLUMNS)
-    source = Source(str(Path(parcels).resolve()), layer, crs)
-    info = source.info()
+    source, info = Source(str(Path(parcels).resolve()), layer, crs).inspected()
     n_rows = info.features
     check_columns(cols, info.fields, path=parcels)
     layers = load_layers(Path(layers_dir))
