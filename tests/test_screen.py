@@ -336,6 +336,42 @@ def test_bad_geometries_become_rows(village_layers: Path) -> None:
     assert pd.isna(out["regulated"].iloc[2])
 
 
+def test_geometry_checks_in_the_working_crs_skip_no_parcel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Parcels already in the working CRS are not reprojected nor checked again: the same
+    geometries, statuses and reasons as through the reprojection and the second check;
+    parcels in another CRS still are (the bow tie's reason unchanged, its area the same
+    within 0.05 %: EPSG:3070 and EPSG:3071 are both Wisconsin Transverse Mercator, 1983
+    and HARN, a few metres apart)."""
+    import georeview.pipeline.parcel_geometry as pg
+
+    bowtie = shapely.Polygon(
+        [(X0 + 500, Y0 + 500), (X0 + 600, Y0 + 600), (X0 + 600, Y0 + 500), (X0 + 500, Y0 + 600)]
+    )
+    geoms = np.array(
+        [
+            shapely.box(X0 + 500, Y0 + 500, X0 + 600, Y0 + 600),
+            bowtie,
+            shapely.Polygon(),
+            shapely.Polygon([(X0, Y0), (X0 + 1, Y0 + 1), (X0 + 2, Y0 + 2), (X0, Y0)]),
+            None,
+        ],
+        dtype=object,
+    )
+    short = pg.prepare_geometries(geoms.copy(), "EPSG:3071", "EPSG:3071")
+    with monkeypatch.context() as m:
+        m.setattr(pg, "_same_crs", lambda src, working: False)
+        full = pg.prepare_geometries(geoms.copy(), "EPSG:3071", "EPSG:3071")
+    assert list(short[1]) == list(full[1]) == ["ok", "repaired", "error", "error", "error"]
+    assert list(short[2]) == list(full[2])
+    assert list(shapely.to_wkb(short[0])) == list(shapely.to_wkb(full[0]))
+    moved = pg.prepare_geometries(geoms.copy(), "EPSG:3071", "EPSG:3070")
+    assert list(moved[1]) == list(short[1])
+    assert list(moved[2]) == list(short[2])
+    assert shapely.area(moved[0][1]) == pytest.approx(5000.0, rel=5e-4)
+
+
 def test_steep_slopes_equal_terrain_per_parcel(tmp_path: Path, village_layers: Path) -> None:
     """Zonal steep-slope counts must equal measure.steep.steep_slopes run parcel by parcel."""
     import rasterio

@@ -78,7 +78,9 @@ def prepare_geometries(geoms: Any, src_crs: Any, working_crs: Any) -> tuple[Any,
     if src_crs is None:
         raise CRSError("the parcel layer has no coordinate reference system", field="parcels")
     good = status != "error"
-    if good.any():
+    if good.any() and not _same_crs(src_crs, working_crs):
+        # (in the working CRS already, the coordinates do not move, and what the repair
+        # above left is valid: checking every parcel again would find nothing)
         moved = gpd.GeoSeries(out[good], crs=src_crs).to_crs(working_crs).values
         out[good] = np.asarray(moved, dtype=object)
         bad = ~np.isfinite(shapely.bounds(out[good])).all(axis=1)
@@ -91,6 +93,16 @@ def prepare_geometries(geoms: Any, src_crs: Any, working_crs: Any) -> tuple[Any,
     zero[good] = shapely.area(out[good]) <= 0
     status[zero], error[zero], out[zero] = "error", "the parcel has no area", None
     return out, status, error
+
+
+def _same_crs(src_crs: Any, working_crs: Any) -> bool:
+    """Whether reprojecting from ``src_crs`` to ``working_crs`` leaves coordinates as they are.
+
+    The test geopandas' ``to_crs`` makes before transforming (``CRS.is_exact_same``).
+    """
+    from pyproj import CRS
+
+    return bool(CRS.from_user_input(src_crs).is_exact_same(CRS.from_user_input(working_crs)))
 
 
 def _repair(out: Any, status: Any, error: Any, when: str) -> tuple[Any, Any, Any]:
