@@ -6,7 +6,6 @@ temporary name and renamed when complete.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -65,14 +64,12 @@ COUNTED_COLUMNS = (
 
 
 def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True) -> dict[str, Any]:
-    """Concatenate the finished partitions in order into ``out`` (temporary name, then rename).
+    """Concatenate the partitions in order into ``out`` (temporary name, then rename).
 
-    The output written once every partition is finished (what :class:`StreamedOutput`
-    falls back to). One partition is in memory at a time for CSV, GeoPackage, Parquet
-    and shapefile; FlatGeobuf and GeoJSON (formats GDAL cannot append to) are written
-    from all partitions at once. Parquet and CSV outputs are copied from the
-    partitions' Arrow tables, never decoding the geometry. Returns the counts for the
-    summary.
+    One partition is in memory at a time for CSV, GeoPackage, Parquet and shapefile;
+    FlatGeobuf and GeoJSON (formats GDAL cannot append to) are written from all
+    partitions at once. Parquet and CSV outputs are copied from the partitions' Arrow
+    tables, never decoding the geometry. Returns the counts for the summary.
 
     Parameters
     ----------
@@ -82,239 +79,54 @@ def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True)
     """
     if n_parts == 0:
         raise InputError("the parcel layer has no features", field="parcels")
-    paths = [work.part(i) for i in range(n_parts)]
-    schema = _output_schema([part_schema(p) for p in paths]) if _is_parquet(out) else None
-    writer = OutputWriter(out, csv_bom=csv_bom, schema=schema)
+    suffix = out.suffix.lower()
+    tmp = tmp_name(out)
+    tmp.unlink(missing_ok=True)
+    tally = Tally()
+    short: dict[str, str] = {}
+    cut: dict[str, int] = {}
     try:
-        read = writer.reader()
-        tables = _read_ahead(read, paths) if read is not None else (None for _ in paths)
-        for path, table in zip(paths, tables, strict=True):
-            writer.add(path, table)
-        writer.commit()
+        if suffix == ".parquet":
+            _assemble_parquet(work, n_parts, tmp, tally)
+        elif suffix == ".csv":
+            _assemble_csv(work, n_parts, tmp, tally, bom=csv_bom)
+        else:
+            short = _assemble_gdal(work, n_parts, tmp, suffix, tally, layer=out.stem, cut=cut)
+        _finish(tmp, out, suffix, short, cut)
     except OSError as exc:
         raise OutputError(f"cannot write ({exc})", path=out) from None
     finally:
-        writer.discard()
-    return writer.stats()
+        _remove_partial(tmp, suffix)
+    return {"counts": tally.counts, "errors": tally.errors}
 
 
-def _is_parquet(out: Path) -> bool:
-    return out.suffix.lower() == ".parquet"
+def _assemble_parquet(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally) -> None:
+    """Append every partition's Arrow table to one GeoParquet file (WKB copied as is)."""
+    writer, unified = _parquet_writer(work, n_parts, tmp)
+    try:
+        for table in _read_ahead(read_part_table, [work.part(i) for i in range(n_parts)]):
+            table = table.replace_schema_metadata(None)
+            tally.add(table)
+            writer.write_table(
+                table.cast(unified.remove_metadata()).replace_schema_metadata(unified.metadata)
+            )
+    finally:
+        writer.close()
 
 
-class OutputWriter:
-    """The output written from finished partitions, one after another in input order.
+def _assemble_csv(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally, *, bom: bool) -> None:
+    """Append every partition's rows (without the geometry) to one CSV file."""
 
-    Each :meth:`add` appends the next partition (read from its file, or the table
-    given); :meth:`commit` completes the file and gives it its name; :meth:`discard`
-    removes what is left under the temporary name. Used from one thread at a time.
+    def attributes(path: Path) -> Any:
+        # as geopandas reads it (Arrow -> pandas), without reading the geometry at all
+        schema = part_schema(path)
+        geometry = _geometry_column(schema)
+        return read_part_table(path, columns=[c for c in schema.names if c != geometry])
 
-    Parameters
-    ----------
-    out : path
-        The output (its suffix says the format).
-    csv_bom : bool
-        Start a CSV with a UTF-8 byte-order mark.
-    schema : pyarrow.Schema, optional
-        A Parquet output's schema (:func:`_output_schema` of every partition's); by
-        default that of the first partition with its null columns as text
-        (:func:`_first_schema`), which the later ones must then :meth:`fit`, and which
-        :meth:`exact` tells apart from the schema of them all.
-    """
-
-    def __init__(self, out: Path, *, csv_bom: bool, schema: Any = None) -> None:
-        self.out, self.suffix, self.tmp = out, out.suffix.lower(), tmp_name(out)
-        self.csv_bom = csv_bom
-        self.schema = schema
-        self.tally = Tally()
-        self.added = 0
-        #: The schema of each Parquet partition added (as its file holds it).
-        self.schemas: list[Any] = []
-        self._writer: Any = None
-        self._short: dict[str, str] = {}
-        self._cut: dict[str, int] = {}
-        self._whole: list[Any] = []
-        _remove_partial(self.tmp, self.suffix)
-
-    def reader(self) -> Any:
-        """What reads a partition's file for :meth:`add` (``None``: :meth:`add` reads it)."""
-        if self.suffix == ".parquet":
-            return read_part_table
-        if self.suffix == ".csv":
-            return _attributes
-        return None
-
-    def fits(self, schema: Any) -> bool:
-        """Whether a partition of ``schema`` can be appended to the Parquet output as is.
-
-        True before the first partition, and when ``schema`` promotes into the output's
-        (a null column into text, ``string`` into ``large_string``): then the schema
-        unified over every partition is the output's, and the file is the one
-        :func:`assemble` writes. Always true for the other formats.
-        """
-        if self.suffix != ".parquet" or self.schema is None:
-            return True
-        import pyarrow as pa
-
-        mine = self.schema.remove_metadata()
-        both = pa.unify_schemas([mine, schema.remove_metadata()], promote_options="permissive")
-        return bool(both.equals(mine, check_metadata=True))
-
-    def exact(self) -> bool:
-        """Whether the output's schema is that of every partition added, unified.
-
-        (The schema :func:`assemble` gives the same partitions: then the file is the
-        same, byte for byte. Not so when a column the first partition held null only
-        stayed null in them all, or was not text.)
-        """
-        if self.suffix != ".parquet" or not self.schemas:
-            return True
-        return bool(_output_schema(self.schemas).equals(self.schema, check_metadata=True))
-
-    def add(self, path: Path, table: Any = None) -> None:
-        """Append the partition in ``path`` (``table``: its contents, already read)."""
-        if self.suffix in (".parquet", ".csv"):
-            if table is None:
-                table = self.reader()(path)
-            self.tally.add(table)
-            if self.suffix == ".parquet":
-                self._add_parquet(table)
-            else:
-                first = self.added == 0
-                _append_csv(table.to_pandas(), self.tmp, first=first, bom=self.csv_bom)
-        else:
-            self._add_gdal(read_part(path))
-        self.added += 1
-
-    def _add_parquet(self, table: Any) -> None:
-        self.schemas.append(table.schema)
-        if self._writer is None:
-            import pyarrow.parquet as pq
-
-            if self.schema is None:
-                self.schema = _output_schema([_first_schema(table.schema)])
-            self._writer = pq.ParquetWriter(self.tmp, self.schema)
-        unified = self.schema
-        table = table.replace_schema_metadata(None)
-        self._writer.write_table(
-            table.cast(unified.remove_metadata()).replace_schema_metadata(unified.metadata)
-        )
-
-    def _add_gdal(self, part: Any) -> None:
-        self.tally.add(part)
-        layer, append = self.out.stem, self.added > 0
-        if self.suffix == ".gpkg":
-            _write_gpkg(_typed(part), self.tmp, layer=layer, append=append)
-        elif self.suffix == ".shp":
-            if not self._short:
-                self._short = shapefile_names(list(part.columns.drop(part.geometry.name)))
-            _write_shp(part.rename(columns=self._short), self.tmp, append=append, cut=self._cut)
-        else:  # .fgb, .geojson
-            self._whole.append(_typed(part))
-
-    def _close(self) -> None:
-        if self._writer is not None:
-            writer, self._writer = self._writer, None
-            writer.close()
-
-    def commit(self) -> None:
-        """Complete the output and rename it to ``out``."""
-        self._close()
-        if self._whole:
-            _write_whole(self._whole, self.tmp, self.suffix, layer=self.out.stem)
-        _finish(self.tmp, self.out, self.suffix, self._short, self._cut)
-
-    def discard(self) -> None:
-        """Remove what an unfinished (or renamed) output left under the temporary name."""
-        with contextlib.suppress(OSError):  # the file is removed below either way
-            self._close()
-        _remove_partial(self.tmp, self.suffix)
-
-    def stats(self) -> dict[str, Any]:
-        """The summary's counts and first error rows over the partitions added."""
-        return {"counts": self.tally.counts, "errors": self.tally.errors}
-
-
-class StreamedOutput:
-    """The output written while the partitions are screened, in input order, on one thread.
-
-    :meth:`ready` is told of each partition as it is saved (on any thread, in any
-    order, resumed ones included); each partition whose predecessors are all written is
-    appended by a writer thread, read back from its file, while later partitions are
-    screened. The work folder stays the record of what is finished: a run stopped
-    before :meth:`finish` leaves no output (:meth:`abort`), and runs again from its
-    partitions. The file written is the one :func:`assemble` writes from the same
-    partitions; where it cannot be (a Parquet partition whose schema does not fit the
-    first one's, :meth:`OutputWriter.fits`), :meth:`finish` writes it with
-    :func:`assemble` instead.
-    """
-
-    def __init__(self, work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool) -> None:
-        import threading
-        from concurrent.futures import ThreadPoolExecutor
-
-        self.work, self.out, self.n_parts, self.csv_bom = work, out, n_parts, csv_bom
-        self.writer = OutputWriter(out, csv_bom=csv_bom)
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="georeview-write")
-        self._lock = threading.Lock()
-        self._saved: set[int] = set()
-        self._next = 0
-        self._futures: list[Any] = []
-        #: Set when the partitions left must not be appended (a misfit, an error, abort).
-        self._stopped = False
-        self._misfit = False
-
-    def ready(self, i: int) -> None:
-        """Partition ``i`` is saved: append it (and those after it already saved) in order."""
-        with self._lock:
-            self._saved.add(i)
-            while self._next in self._saved:
-                self._futures.append(self._pool.submit(self._append, self._next))
-                self._next += 1
-
-    def _append(self, i: int) -> None:
-        if self._stopped:
-            return
-        try:
-            path = self.work.part(i)
-            if not self.writer.fits(part_schema(path)):
-                self._misfit = self._stopped = True
-                log.debug("%s: partition %d widens the schema: written at the end", self.out, i)
-                return
-            self.writer.add(path)
-        except BaseException:
-            self._stopped = True
-            raise
-
-    def finish(self) -> dict[str, Any]:
-        """Wait for the last partitions, complete and name the output; the summary's counts."""
-        self._pool.shutdown(wait=True)
-        try:
-            for fut in self._futures:
-                fut.result()  # the first error of the writer thread, as assemble raises it
-            if self._misfit or self.writer.added < self.n_parts or not self.writer.exact():
-                self.writer.discard()
-                return assemble(self.work, self.out, self.n_parts, csv_bom=self.csv_bom)
-            self.writer.commit()
-        except OSError as exc:
-            raise OutputError(f"cannot write ({exc})", path=self.out) from None
-        finally:
-            self.writer.discard()
-        return self.writer.stats()
-
-    def abort(self) -> None:
-        """Stop appending (the run failed): wait for the writer thread and remove its file."""
-        self._stopped = True
-        self._pool.shutdown(wait=True, cancel_futures=True)
-        self.writer.discard()
-
-
-def _attributes(path: Path) -> Any:
-    """A partition's table without its geometry (for CSV), the geometry never read."""
-    # as geopandas reads it (Arrow -> pandas), without reading the geometry at all
-    schema = part_schema(path)
-    geometry = _geometry_column(schema)
-    return read_part_table(path, columns=[c for c in schema.names if c != geometry])
+    paths = [work.part(i) for i in range(n_parts)]
+    for i, table in enumerate(_read_ahead(attributes, paths)):
+        tally.add(table)
+        _append_csv(table.to_pandas(), tmp, first=i == 0, bom=bom)
 
 
 def _read_ahead(read: Any, paths: Sequence[Path]) -> Any:
@@ -334,19 +146,36 @@ def _read_ahead(read: Any, paths: Sequence[Path]) -> Any:
             yield table
 
 
-def _first_schema(schema: Any) -> Any:
-    """A first partition's schema with its null columns (no value in that partition) as text.
+def _assemble_gdal(
+    work: WorkFolder,
+    n_parts: int,
+    tmp: Path,
+    suffix: str,
+    tally: Tally,
+    *,
+    layer: str,
+    cut: dict[str, int],
+) -> dict[str, str]:
+    """Write the partitions through GDAL (GeoPackage, shapefile, FlatGeobuf, GeoJSON).
 
-    Such a column is text in the output as soon as a later partition holds a value (a
-    category no parcel of the first partition has, an input field the first rows leave
-    empty), so the output written as the partitions come starts with it as text.
+    Returns the shapefile's short field names (empty for the other formats).
     """
-    import pyarrow as pa
-
-    for k, field in enumerate(schema):
-        if pa.types.is_null(field.type):
-            schema = schema.set(k, field.with_type(pa.large_string()))
-    return schema
+    whole: list[Any] = []
+    short: dict[str, str] = {}
+    for i in range(n_parts):
+        part = read_part(work.part(i))
+        tally.add(part)
+        if suffix == ".gpkg":
+            _write_gpkg(_typed(part), tmp, layer=layer, append=i > 0)
+        elif suffix == ".shp":
+            if not short:
+                short = shapefile_names(list(part.columns.drop(part.geometry.name)))
+            _write_shp(part.rename(columns=short), tmp, append=i > 0, cut=cut)
+        else:  # .fgb, .geojson
+            whole.append(_typed(part))
+    if whole:
+        _write_whole(whole, tmp, suffix, layer=layer)
+    return short
 
 
 def _geometry_column(schema: Any) -> str:
@@ -355,11 +184,14 @@ def _geometry_column(schema: Any) -> str:
     return str(geo.get("primary_column", "geometry"))
 
 
-def _output_schema(schemas: Sequence[Any]) -> Any:
-    """The Parquet output's schema: every partition's fits it (GeoParquet metadata kept)."""
+def _parquet_writer(work: WorkFolder, n_parts: int, tmp: Path) -> tuple[Any, Any]:
+    """A Parquet writer with the schema every partition fits (GeoParquet metadata kept)."""
     from georeview._compat import require
 
+    # partitions are kept as Arrow IPC whatever the output format
     pa = require("pyarrow", what="georeview screen")
+    pq = require("pyarrow.parquet", what="georeview screen")
+    schemas = [part_schema(work.part(i)) for i in range(n_parts)]
     # "permissive": a partition whose failing rows were screened apart holds its text as
     # string (pandas joins the halves as objects), the others as large_string
     unified = pa.unify_schemas(
@@ -368,7 +200,8 @@ def _output_schema(schemas: Sequence[Any]) -> Any:
     geo = json.loads((schemas[0].metadata or {}).get(b"geo", b"{}") or b"{}")
     for col in geo.get("columns", {}).values():
         col.pop("bbox", None)
-    return unified.with_metadata({b"geo": json.dumps(geo).encode()} if geo else {})
+    unified = unified.with_metadata({b"geo": json.dumps(geo).encode()} if geo else {})
+    return pq.ParquetWriter(tmp, unified), unified
 
 
 def _remove_partial(tmp: Path, suffix: str) -> None:

@@ -25,7 +25,7 @@ from georeview.load import load_layers
 from georeview.pipeline.assume import WISCONSIN_COLUMNS, check_columns, parse_assume
 from georeview.pipeline.context import ScreenContext, build_context
 from georeview.pipeline.extent import check_parcels_within, layers_extent
-from georeview.pipeline.outputs import OUTPUT_SUFFIXES, StreamedOutput, assemble
+from georeview.pipeline.outputs import OUTPUT_SUFFIXES, assemble
 from georeview.pipeline.partitions import PARTITION_SIZE, Source, WorkFolder, partitions, run_key
 from georeview.pipeline.screen import screen_slice
 from georeview.pipeline.screen_index import write_screen_index
@@ -164,22 +164,15 @@ def run_screen(
     resumed = len(parts) - len(todo)
     if resumed:
         log.info("resuming: %d of %d partitions already done", resumed, len(parts))
-    if not parts:
-        stats = assemble(work, out, 0, csv_bom=csv_bom)  # refuses a layer of no features
-    else:
-        stats = _screen_into(
-            work,
-            out,
-            source,
-            todo,
-            len(parts),
-            lambda: replace(build_context(layers, assumption, cols), extent=extent),
-            on_partition,
-            csv_bom=csv_bom,
-            workers=workers,
-            scheduler=scheduler,
-            threads=threads,
+    if todo:
+        ctx = replace(build_context(layers, assumption, cols), extent=extent)
+        progress = Progress(work, len(parts), resumed, on_partition)
+        screen_partitions(
+            source, todo, ctx, progress, workers=workers, scheduler=scheduler, threads=threads
         )
+    elif on_partition and resumed:
+        on_partition(resumed, len(parts))
+    stats = assemble(work, out, len(parts), csv_bom=csv_bom)
     if index is not None:
         write_screen_index(work, len(parts), Path(index), layers, title=f"Screening: {out.name}")
     work.remove()
@@ -192,42 +185,6 @@ def run_screen(
         errors=tuple(stats["errors"]),
         seconds=time.perf_counter() - t0,
     )
-
-
-def _screen_into(
-    work: WorkFolder,
-    out: Path,
-    source: Source,
-    todo: Sequence[tuple[int, int, int]],
-    n_parts: int,
-    context: Callable[[], ScreenContext],
-    on_partition: Callable[[int, int], None] | None,
-    *,
-    csv_bom: bool,
-    **how: Any,
-) -> dict[str, Any]:
-    """Screen partitions ``todo`` (built ``context()`` first) while the output is written.
-
-    The output is appended, in input order, as the partitions are saved
-    (:class:`~georeview.pipeline.outputs.StreamedOutput`: at 401,956 parcels the final
-    assembly was about 1 s after the last partition); a run that fails leaves no
-    output, only its finished partitions. Returns the summary's counts.
-    """
-    stream = StreamedOutput(work, out, n_parts, csv_bom=csv_bom)
-    try:
-        for i in range(n_parts):
-            if work.done(i):  # resumed partitions go first, while the rest is screened
-                stream.ready(i)
-        resumed = n_parts - len(todo)
-        if todo:
-            progress = Progress(work, n_parts, resumed, on_partition, saved=stream.ready)
-            screen_partitions(source, todo, context(), progress, **how)
-        elif on_partition and resumed:
-            on_partition(resumed, n_parts)
-    except BaseException:
-        stream.abort()
-        raise
-    return stream.finish()
 
 
 def check_output(out: Path, overwrite: bool) -> None:
@@ -243,8 +200,7 @@ def check_output(out: Path, overwrite: bool) -> None:
 class Progress:
     """Saves each finished partition and reports how many of them are done.
 
-    :meth:`write` may run on any thread (each partition has its own file; ``saved``,
-    told the index of each partition written, must be thread-safe);
+    :meth:`write` may run on any thread (each partition has its own file);
     :meth:`report` runs in the thread that called :func:`run_screen`.
     """
 
@@ -254,19 +210,15 @@ class Progress:
         total: int,
         resumed: int,
         on_partition: Callable[[int, int], None] | None,
-        saved: Callable[[int], None] | None = None,
     ) -> None:
         self.work, self.total, self.finished = work, total, resumed
         self.on_partition = on_partition
-        self.saved = saved
         if on_partition and resumed:
             on_partition(resumed, total)
 
     def write(self, i: int, frame: Any) -> None:
-        """Write partition ``i`` (atomically), then tell ``saved`` (on the same thread)."""
+        """Write partition ``i`` (atomically)."""
         self.work.write(i, frame)
-        if self.saved is not None:
-            self.saved(i)
 
     def report(self) -> None:
         """Count one more finished partition and tell ``on_partition``."""
