@@ -628,16 +628,24 @@ class _StopError(Exception):
     pass
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(("threads", "suffix"), [(1, ".csv"), (2, ".csv"), (2, ".parquet")])
 def test_cambridge_resume_after_interruption(
     cambridge_layers: Path,
     cambridge_csv: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     threads: int,
+    suffix: str,
 ) -> None:
-    out = tmp_path / "resumed.csv"
+    """Stopped after two partitions, then run again: only the unfinished partitions run,
+    and the file is byte for byte the one an uninterrupted run writes."""
+    out = tmp_path / f"resumed{suffix}"
     kw = {"columns": parse_columns(None, "ML"), "partition_size": 3000, "threads": threads}
+    if suffix == ".csv":
+        expected = cambridge_csv.read_bytes()
+    else:
+        run_screen(CAMBRIDGE_PARCELS, cambridge_layers, tmp_path / "whole.parquet", **kw)
+        expected = (tmp_path / "whole.parquet").read_bytes()
     seen: list[int] = []
 
     def stop_after_two(done: int, total: int) -> None:
@@ -654,7 +662,8 @@ def test_cambridge_resume_after_interruption(
             **kw,
         )
     assert not out.exists()  # no partial output under the final name
-    parts = sorted((tmp_path / "resumed.csv.parts").glob("part-*.arrow"))
+    assert not list(tmp_path.glob(".resumed.partial-*"))  # nor under the temporary one
+    parts = sorted((tmp_path / f"resumed{suffix}.parts").glob("part-*.arrow"))
     # on threads, the partition still running when the run stopped is finished and kept
     assert len(parts) == 2 if threads == 1 else 2 <= len(parts) <= 2 + threads - 1
     assert not [t for t in threading.enumerate() if t.name.startswith("georeview-screen")]
@@ -674,4 +683,4 @@ def test_cambridge_resume_after_interruption(
     # only the unfinished partitions ran
     kept = {int(p.stem.split("-")[1]) for p in parts}
     assert sorted(screened) == [3000 * i for i in range(5) if i not in kept]
-    assert out.read_bytes() == cambridge_csv.read_bytes()  # same file as without interruption
+    assert out.read_bytes() == expected  # same file as without interruption
