@@ -581,3 +581,27 @@ def test_filled_regions_are_the_depressions_touching_an_inner_window_side():
     assert np.array_equal(filled_regions(depth, inner), west | south)
     whole = SimpleNamespace(touches_raster_edge=(True, True, True, True))
     assert not filled_regions(depth, whole).any()
+
+
+def test_infinite_heights_route_as_nodata():
+    """A stray +inf or -inf in a float DEM is no data: the D8 codes and fill depths equal
+    those of the same grid with NaN there. Left in, +inf would be a wall and -inf a pit
+    to fill, where as holes in the data their neighbours drain off it. Hand-worked: the
+    pit at 2 in a plateau at 5 fills to 5 either way (depth 3)."""
+    from georeview.measure.flow_routing import d8_with_sinks as _d8_with_sinks
+
+    z = np.full((7, 7), 9.0, dtype=np.float32)
+    z[1:-1, 1:-1] = 5.0
+    z[3, 3] = 2.0
+    nan_grid = z.copy()
+    nan_grid[1, 5] = nan_grid[5, 1] = np.nan
+    inf_grid = z.copy()
+    inf_grid[1, 5], inf_grid[5, 1] = np.inf, -np.inf
+    none = np.zeros(z.shape, dtype=bool)
+    d8_nan, depth_nan = _d8_with_sinks(nan_grid, none, 1.0, 1.0)
+    d8_inf, depth_inf = _d8_with_sinks(inf_grid, none, 1.0, 1.0)
+    assert np.array_equal(d8_inf, d8_nan)
+    assert np.array_equal(depth_inf, depth_nan)
+    assert depth_nan[3, 3] == 3.0
+    assert not np.isnan(depth_nan).any()
+    assert (depth_nan[np.isnan(nan_grid)] == 0).all()

@@ -51,6 +51,10 @@ def d8_with_sinks(
     z = zp[1:-1, 1:-1]
     z[...] = elev
     valid = np.isfinite(z)
+    if not valid.all():
+        # a stray infinity (a float DEM written without a nodata value for it) is no data:
+        # left in, it would raise every cell around it to infinity
+        z[~valid] = np.nan
     burn = sink & valid
     if burn.any():
         z[burn] = np.float32(np.nanmin(z) - 1.0)
