@@ -165,6 +165,28 @@ def test_slope_nodata_neighbourhood_is_nan_like_gdaldem(tmp_path):
     np.testing.assert_allclose(got[~expect_nan], expected[~expect_nan], atol=1e-3)
 
 
+def test_infinite_heights_are_nodata_like_the_nodata_value():
+    """A stray +-inf in a float DEM is no data: the slopes equal those with the nodata
+    value there (NaN in each 3 x 3 neighbourhood, as the test above hand-works), not
+    infinite slopes counted as steep; the integer path is untouched."""
+    from georeview.measure.dem import as_float_block
+
+    z = _plane(0.1, 0.05, 1.0, 1.0, shape=(12, 12)).astype(np.float32)
+    with_nodata, with_inf = z.copy(), z.copy()
+    with_nodata[5, 6] = with_nodata[9, 2] = -9999.0
+    with_inf[5, 6], with_inf[9, 2] = np.inf, -np.inf
+    expected = slope_pct(with_nodata, 1.0, 1.0, nodata=-9999.0)
+    got = slope_pct(with_inf, 1.0, 1.0, nodata=-9999.0)
+    np.testing.assert_array_equal(got, expected)
+    assert not np.isinf(got).any()
+    block = as_float_block(with_inf, None)
+    assert np.isnan(block[5, 6])
+    assert np.isnan(block[9, 2])
+    assert np.isinf(with_inf[5, 6])  # the caller's array is left as it was
+    ints = np.arange(12, dtype=np.int16).reshape(3, 4)
+    assert np.array_equal(as_float_block(ints, None), ints.astype(np.float32))
+
+
 def test_slope_rejects_bad_input():
     with pytest.raises(InputError):
         slope_pct(np.zeros((3, 3, 3)), 1.0, 1.0)

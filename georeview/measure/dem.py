@@ -56,6 +56,10 @@ ItemT = TypeVar("ItemT")
 def as_float_block(dem: np.ndarray, nodata: float | None) -> np.ndarray:
     """Return DEM values as float32/float64 with NaN for nodata (a copy when needed).
 
+    An infinite height is no data too: a float DEM may carry a stray +-inf that its
+    nodata value does not name, and left in it would make the slopes around it infinite
+    (counted as steep) and the flow routing treat it as a wall or a pit.
+
     Parameters
     ----------
     dem : numpy.ndarray
@@ -81,6 +85,11 @@ def as_float_block(dem: np.ndarray, nodata: float | None) -> np.ndarray:
         if hit.any():
             work = work.copy() if work is arr else work
             work[hit] = np.nan
+    if work.dtype.kind == "f":
+        infinite = np.isinf(work)
+        if infinite.any():
+            work = work.copy() if work is arr else work
+            work[infinite] = np.nan
     return work
 
 
