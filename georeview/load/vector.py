@@ -288,19 +288,8 @@ def read_vector(
     read_bbox = bbox
     if bbox is not None and bbox_crs is not None:
         read_bbox = bbox_into(bbox, bbox_crs, layer_crs, path)
-    kind = format_of(path)
-    if kind == "gdal":
-        kw = {"bbox": read_bbox, "skip_features": skip, "max_features": count}
-        return _read_gdal(path, _pick_layer(path, layer, label), label, where, layer_crs, kw)
-    if kind == "parquet":
-        gdf = read_parquet(path, label, skip, count)
-    else:
-        gdf = read_csv(path, label, layer_crs, skip, count)
-    if read_bbox is not None and len(gdf):
-        gdf = gdf[shapely.intersects(gdf.geometry.values, shapely.box(*read_bbox))]
-    if where is not None:
-        gdf = _filter_where(gdf, where, path, label)
-    return gdf
+    name = resolve_layer(path, layer, label)
+    return _read_layer(path, name, label, layer_crs, skip, count, where=where, bbox=read_bbox)
 
 
 def resolve_layer(path: Path | str, layer: str | None, label: str | None = None) -> str | None:
@@ -343,14 +332,38 @@ def read_rows(
     label : str, optional
         The field or option that named the file (for messages).
     """
-    path = Path(path)
+    return _read_layer(Path(path), layer, label, layer_crs, skip, count)
+
+
+def _read_layer(
+    path: Path,
+    name: str | None,
+    label: str | None,
+    layer_crs: str,
+    skip: int,
+    count: int | None,
+    *,
+    where: str | None = None,
+    bbox: tuple[float, float, float, float] | None = None,
+) -> gpd.GeoDataFrame:
+    """Read a layer whose checks are made, by format.
+
+    GDAL filters ``where`` and ``bbox`` as it reads; the Parquet and CSV readers' rows are
+    filtered after.
+    """
     kind = format_of(path)
     if kind == "gdal":
-        kw = {"bbox": None, "skip_features": skip, "max_features": count}
-        return _read_gdal(path, layer, label, None, layer_crs, kw)
+        kw = {"bbox": bbox, "skip_features": skip, "max_features": count}
+        return _read_gdal(path, name, label, where, layer_crs, kw)
     if kind == "parquet":
-        return read_parquet(path, label, skip, count)
-    return read_csv(path, label, layer_crs, skip, count)
+        gdf = read_parquet(path, label, skip, count)
+    else:
+        gdf = read_csv(path, label, layer_crs, skip, count)
+    if bbox is not None and len(gdf):
+        gdf = gdf[shapely.intersects(gdf.geometry.values, shapely.box(*bbox))]
+    if where is not None:
+        gdf = _filter_where(gdf, where, path, label)
+    return gdf
 
 
 def _read_gdal(
