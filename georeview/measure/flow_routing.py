@@ -38,7 +38,8 @@ def d8_with_sinks(
     same height that drains (:func:`georeview.measure._flowkernels.d8_flats`, after Barnes
     et al. 2014). Outlets without a lower neighbour (the burned sinks, low cells of the
     data's edge) stay pits (code 0), and a flat reaching one drains into it. Codes follow
-    pyflwdir's (ESRI) D8 convention.
+    pyflwdir's (ESRI) D8 convention. *elev* is as a DEM read gives it
+    (:func:`georeview.measure.dem.as_float_block`: NaN for nodata and for infinities).
     """
     from georeview.measure import _flowkernels as kernels
 
@@ -51,10 +52,6 @@ def d8_with_sinks(
     z = zp[1:-1, 1:-1]
     z[...] = elev
     valid = np.isfinite(z)
-    if not valid.all():
-        # a stray infinity (a float DEM written without a nodata value for it) is no data:
-        # left in, it would raise every cell around it to infinity
-        z[~valid] = np.nan
     burn = sink & valid
     if burn.any():
         z[burn] = np.float32(np.nanmin(z) - 1.0)
