@@ -19,7 +19,6 @@ EXTRAS: dict[str, str] = {
     "dask": "dask",
     "distributed": "dask",
     "dask_geopandas": "dask",
-    "pyarrow": "parquet",
     "playwright": "test",
     "duckdb": "bench",
 }

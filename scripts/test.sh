@@ -22,5 +22,5 @@ fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[test,dask,parquet]"
+.venv/bin/python -m pip install -q -e ".[test,dask]"
 exec .venv/bin/python -m pytest -q "$@"

@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from georeview import notices
 from georeview._version import __version__
 from georeview.cli.options import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, common_parser
 from georeview.errors import GeoReviewError
@@ -87,6 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     pyw = logging.getLogger("py.warnings")
     pyw_level = pyw.level
     pyw.setLevel(logging.DEBUG if args.verbose > 1 else logging.CRITICAL)
+    # one-line notices of a long wait (the first compile of the flow kernels), unless -q
+    shown = None if args.quiet else notices.to_stderr()
     try:
         return int(args.func(args))
     except GeoReviewError as exc:
@@ -115,3 +118,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         logging.captureWarnings(False)
         pyw.setLevel(pyw_level)
+        if shown is not None:
+            notices.restore(*shown)

@@ -5,18 +5,77 @@ numba; every kernel is compiled with ``cache=True``, so a new process loads mach
 from ``__pycache__`` instead of compiling it again (and no typed ``List`` is built: results
 are flat arrays with offsets).
 
+Where the machine code goes is numba's choice: ``$NUMBA_CACHE_DIR`` when set, else
+``__pycache__`` beside this file (a checkout, or a virtualenv the user owns), else the
+user's cache folder (``~/.cache/numba``: a read-only ``site-packages``). When none of them
+is writable, :func:`_writable_cache` points numba at a folder of the temporary directory
+instead of failing at import. :func:`cache_is_cold` says, before compiling anything,
+whether the first call will compile (the command line then says so).
+
 D8 codes follow the ESRI / pyflwdir convention (1 = east, 2 = south-east, 4 = south,
 8 = south-west, 16 = west, 32 = north-west, 64 = north, 128 = north-east; 0 = outlet).
 """
 
 from __future__ import annotations
 
+import getpass
 import itertools
+import os
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 from numba import njit
+
+#: numba's configuration (typed Any: its settings are set from the environment at import).
+_NUMBA_CONFIG: Any = numba.config
+
+
+def _probe() -> int:
+    """Nothing: only decorated, to ask numba whether it can cache this file's functions."""
+    return 0
+
+
+def _writable_cache() -> None:
+    """Make sure numba has a folder to cache this module's kernels in.
+
+    numba looks for one when a ``cache=True`` function is decorated and raises
+    ``RuntimeError`` ("no locator available") if neither ``__pycache__`` beside the file nor
+    the user's cache folder is writable (a read-only installation run by a user without a
+    home folder). Then the kernels are cached in ``georeview-numba-USER`` of the temporary
+    directory (a new private folder if that one is not writable either).
+    """
+    try:
+        njit(cache=True)(_probe)
+        return
+    except RuntimeError:
+        pass
+    try:
+        folder = Path(tempfile.gettempdir()) / f"georeview-numba-{getpass.getuser()}"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        _own_private(folder)
+        _NUMBA_CONFIG.CACHE_DIR = str(folder)
+        njit(cache=True)(_probe)
+    except (OSError, RuntimeError, KeyError):  # getpass: no user name in the environment
+        _NUMBA_CONFIG.CACHE_DIR = tempfile.mkdtemp(prefix="georeview-numba-")
+
+
+def _own_private(folder: Path) -> None:
+    """Refuse (PermissionError) a folder another user made or may write.
+
+    numba loads the machine code it finds in its cache folder: in a shared temporary
+    directory, a folder planted by someone else must not supply it.
+    """
+    st = folder.lstat()
+    getuid = getattr(os, "getuid", None)
+    if folder.is_symlink() or (getuid is not None and st.st_uid != getuid()) or st.st_mode & 0o022:
+        raise PermissionError(f"{folder} is not this user's private folder")
+
+
+_writable_cache()
 
 #: Neighbour offsets in the order of the previous numpy D8 (ties keep the first listed):
 #: NW, N, NE, W, E, SW, S, SE. The opposite of neighbour k is neighbour 7 - k.
@@ -623,6 +682,22 @@ def accumulate_inside(
                 queue[tail] = j
                 tail += 1
     return acc
+
+
+def cache_is_cold() -> bool | None:
+    """Whether some kernel of this module has no machine code in numba's cache yet.
+
+    Read from each kernel's cache index, compiling nothing: an index that is missing, or
+    written for other source or another numba, holds nothing (numba's own test when it
+    loads). None when numba does not say (its cache internals changed, caching is off).
+    """
+    try:
+        from numba.core.registry import CPUDispatcher
+
+        kernels: list[Any] = [v for v in globals().values() if isinstance(v, CPUDispatcher)]
+        return any(not k._cache._cache_file._load_index() for k in kernels)
+    except Exception:  # numba's cache index is its internal: a newer one may differ
+        return None
 
 
 def warm_up() -> None:

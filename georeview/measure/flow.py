@@ -229,7 +229,7 @@ def _route(
     geoms, labels = features_in_dem_crs(layers, win)
     sink, meet = rasterize_features(geoms, win)
     if warm is not None:
-        warm.join()
+        routing.wait_for_kernels(warm)
     d8, depth = routing.d8_with_sinks(win.elev, sink, win.xres, win.yres)
     ncol = win.elev.shape[1]
     code_flat = d8.ravel()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from georeview import notices
 from georeview.measure.dem import DemWindow
 
 if TYPE_CHECKING:
@@ -86,6 +87,13 @@ def downstream(code_flat: np.ndarray, idx: np.ndarray, ncol: int) -> np.ndarray:
 
 _warm_lock = threading.Lock()
 _warm_thread: threading.Thread | None = None
+#: Set by the warm-up once it knows whether numba must compile (before it compiles).
+_cold_known = threading.Event()
+_cold: bool | None = None
+_told = False
+
+#: The notice a first compile gives (once per process, on stderr from the command line).
+COMPILE_NOTICE = "compiling the flow kernels, once for this installation (10 to 60 s)"
 
 
 def start_warm_up() -> threading.Thread:
@@ -112,14 +120,37 @@ def warm_kernels() -> None:
     code from the cache) are most of a first trace's start-up; a tiny grid with the
     argument types of a real call loads the same code.
     """
+    global _cold
     try:
         from georeview.measure import _flowkernels as kernels
 
+        _cold = kernels.cache_is_cold()
+        _cold_known.set()
         elev = np.array([[3, 3, 3], [3, 2, 3], [3, 2, 3]], dtype=np.float32)
         d8_with_sinks(elev, np.zeros(elev.shape, dtype=bool), 1.0, 1.0)
         kernels.warm_up()
     except Exception:  # the main thread imports the kernels again and reports it
         logger.debug("numba warm-up failed", exc_info=True)
+    finally:
+        _cold_known.set()
+
+
+def wait_for_kernels(warm: threading.Thread) -> None:
+    """Wait for the warm-up *warm*; first say so, once, if numba is compiling the kernels.
+
+    The notice rests on numba's cache index read before compiling
+    (:func:`~georeview.measure._flowkernels.cache_is_cold`), not on how long the wait is,
+    and is given only here, where a trace is about to wait: a review stopped by bad input
+    before its trace says nothing about compiling.
+    """
+    global _told
+    _cold_known.wait()
+    with _warm_lock:
+        tell = _cold is True and not _told
+        _told = _told or tell
+    if tell:
+        notices.logger.info(COMPILE_NOTICE)
+    warm.join()
 
 
 def filled_regions(depth: np.ndarray, win: DemWindow) -> np.ndarray:
