@@ -163,6 +163,35 @@ class JurisdictionResult:
         }
 
 
+def polygon_parts(geom: shapely.Geometry) -> shapely.Geometry:
+    """Return the polygons of an overlay result: a Polygon or MultiPolygon, maybe empty.
+
+    GEOS's overlay (OverlayNG, in its default non-strict mode) gives the intersection of
+    two polygons that also touch along a line or at a point as a GeometryCollection
+    holding that line or point beside the polygons. Such a mixed collection cannot go
+    into the next overlay when the other operand is empty: GEOS 3.14 then fails with
+    "Unable to determine overlay result geometry dimension" (Dane County, LTSB 2025: the
+    Village of Waunakee's extraterritorial area meets the Village of Windsor's 1.5-mile
+    zone in 15,664 m² and along a 374 m line, and no part of that overlap is nearer
+    Windsor). Areas are all this module measures, so every overlay result is cut back
+    to its polygons. (``georeview.load`` has its own
+    repair helper; the measure stage imports nothing from ``load``.)
+    """
+    if shapely.get_type_id(geom) in (3, 6):
+        return geom
+    # twice: a collection may hold MultiPolygons
+    parts = shapely.get_parts(shapely.get_parts(geom))
+    polys = parts[shapely.get_type_id(parts) == 3]
+    if len(polys) == 0:
+        return shapely.Polygon()
+    if len(polys) == 1:
+        return polys[0]
+    multi = shapely.multipolygons(polys)
+    # the parts of one overlay result do not overlap; should they touch along an edge
+    # (a collection gathered from several results), the union merges them
+    return multi if shapely.is_valid(multi) else shapely.union_all(polys)
+
+
 def _sample_boundary(geom: shapely.Geometry, spacing_m: float) -> np.ndarray:
     """Return points every ``spacing_m`` along the boundary of ``geom`` as an (n, 2) array."""
     boundary = shapely.segmentize(shapely.boundary(geom), spacing_m)
@@ -190,6 +219,7 @@ def nearer_region(
     spacing_m : float
         Sampling interval along the boundaries, metres.
     """
+    within = polygon_parts(within)
     if shapely.is_empty(within):
         return shapely.Polygon()
     # Only boundary samples that can be nearest to some point of `within` matter. A point
@@ -201,8 +231,8 @@ def nearer_region(
     diameter = shapely.hausdorff_distance(within, shapely.centroid(within)) * 2
     reach = float(max(shapely.distance(verts, a).max(), shapely.distance(verts, b).max()))
     zone = shapely.buffer(within, reach + diameter + spacing_m)
-    pa = _sample_boundary(shapely.intersection(a, zone), spacing_m)
-    pb = _sample_boundary(shapely.intersection(b, zone), spacing_m)
+    pa = _sample_boundary(polygon_parts(shapely.intersection(a, zone)), spacing_m)
+    pb = _sample_boundary(polygon_parts(shapely.intersection(b, zone)), spacing_m)
     if len(pa) == 0:
         return within
     if len(pb) == 0:
@@ -225,8 +255,8 @@ def nearer_region(
     # Should a cell still be wrong (invalid, or missing its sample), it is dropped and the
     # gap it leaves given, piece by piece, to the nearer boundary measured exactly.
     good = shapely.is_valid(cells) & shapely.intersects(cells, shapely.points(pts))
-    region_b = shapely.intersection(within, shapely.union_all(cells[good & label]))
-    region_a = shapely.intersection(within, shapely.union_all(cells[good & ~label]))
+    region_b = polygon_parts(shapely.intersection(within, shapely.union_all(cells[good & label])))
+    region_a = polygon_parts(shapely.intersection(within, shapely.union_all(cells[good & ~label])))
     gaps = shapely.get_parts(shapely.difference(within, shapely.union_all([region_a, region_b])))
     gaps = gaps[shapely.area(gaps) > 0]
     if len(gaps):
@@ -234,8 +264,8 @@ def nearer_region(
         to_b = shapely.distance(probe, shapely.boundary(b)) < shapely.distance(
             probe, shapely.boundary(a)
         )
-        region_b = shapely.union_all([region_b, *gaps[to_b]])
-    return shapely.difference(region_b, region_a)
+        region_b = polygon_parts(shapely.union_all([region_b, *gaps[to_b]]))
+    return polygon_parts(shapely.difference(region_b, region_a))
 
 
 def build(
@@ -297,10 +327,12 @@ def build(
         village_miles=village_miles,
         unit_m=unit_m,
     )
-    zone = shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)
+    zone = polygon_parts(
+        shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)
+    )
     towns = [m.geometry for m in others if m.kind == "T"]
-    unincorporated = shapely.union_all(towns) if towns else shapely.Polygon()
-    etj = shapely.intersection(zone, unincorporated)
+    unincorporated = polygon_parts(shapely.union_all(towns)) if towns else shapely.Polygon()
+    etj = polygon_parts(shapely.intersection(zone, unincorporated))
     etj, ceded = _cede(village, etj, others, spacing_m)
     return Jurisdictions(village, etj, ceded, tuple(others))
 
@@ -312,7 +344,9 @@ def _without_neighbours(
     unit_m = _crs_unit_m(gpd.GeoDataFrame(geometry=[], crs=crs))
     reach = miles_to_m(miles) / unit_m
     village = Municipality(village_name, village_kind, village_geom, reach)
-    zone = shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)
+    zone = polygon_parts(
+        shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)
+    )
     return Jurisdictions(
         village,
         shapely.Polygon(),
@@ -380,13 +414,13 @@ def _cede(
         if shapely.distance(other.geometry, village.geometry) > village.reach_m + other.reach_m:
             continue
         their_zone = shapely.buffer(other.geometry, other.reach_m, quad_segs=32)
-        overlap = shapely.intersection(etj, their_zone)
+        overlap = polygon_parts(shapely.intersection(etj, their_zone))
         if shapely.is_empty(overlap) or shapely.area(overlap) <= 0:
             continue
         theirs = nearer_region(village.geometry, other.geometry, overlap, spacing_m=spacing_m)
         if not shapely.is_empty(theirs) and shapely.area(theirs) > 0:
             ceded[other.name] = theirs
-            etj = shapely.difference(etj, theirs)
+            etj = polygon_parts(shapely.difference(etj, theirs))
             log.info(
                 "equidistant line: %s takes %.0f m2 from %s",
                 other.name,
