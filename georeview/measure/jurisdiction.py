@@ -16,6 +16,7 @@ centimetres at the distances involved (the error is about spacing² / (8 d)).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -358,6 +359,89 @@ def _without_neighbours(
     )
 
 
+def class_reaches(reach_miles: Mapping[str, float]) -> str:
+    """Words for the reach by city class, from the ordinance's ``etj_miles`` parameter.
+
+    E.g. "a city of class 1, 2 or 3 reaches 3 mi, of class 4 1.5 mi".
+    """
+    by_miles: dict[float, list[str]] = {}
+    for cls in range(1, 5):
+        miles = reach_miles.get(f"city_class_{cls}")
+        if miles is not None:
+            by_miles.setdefault(float(miles), []).append(str(cls))
+    words: list[str] = []
+    for miles, classes in sorted(by_miles.items(), key=lambda kv: kv[1]):
+        listed = classes[0] if len(classes) == 1 else ", ".join(classes[:-1]) + " or " + classes[-1]
+        words.append(f"class {listed}{' reaches' if not words else ''} {miles:g} mi")
+    return "a city of " + ", of ".join(words)
+
+
+def cities_without_class(
+    names: Any,
+    kinds: Any,
+    geoms: Any,
+    village_geom: shapely.Geometry,
+    *,
+    village_miles: float,
+    reach_miles: Mapping[str, float],
+    city_class: Mapping[str, int],
+    unit_m: float,
+) -> list[tuple[str, float]]:
+    """Every city near enough for its class to matter that has none, nearest first.
+
+    A city farther from the village than the village's reach plus the largest city
+    reach cannot meet the village's zone whatever its class; a nearer one can, and its
+    class decides where the equidistant line falls (Wis. Stat. § 66.0105).
+
+    Parameters
+    ----------
+    names, kinds, geoms : array-like
+        The neighbours' names, C/V/T kinds (first letter, upper case) and limits.
+    village_geom : shapely.Geometry
+        The village limits, in the same CRS as ``geoms``.
+    village_miles : float
+        The village's own reach, miles.
+    reach_miles : mapping
+        The ordinance's ``etj_miles`` parameter (:func:`etj_miles`).
+    city_class : mapping
+        The classes given, by city name.
+    unit_m : float
+        Metres per unit of the CRS.
+
+    Returns
+    -------
+    list of (str, float)
+        Name and distance from the village, miles, of each such city (one entry a name).
+    """
+    city_miles = max(float(v) for k, v in reach_miles.items() if k.startswith("city_class_"))
+    names = np.asarray(names, dtype=object)
+    is_city = np.asarray(kinds, dtype=object) == "C"
+    lacking = is_city & ~np.isin(names.astype(str), [str(k) for k in city_class])
+    if not lacking.any():
+        return []
+    geoms = np.asarray(geoms, dtype=object)[lacking]
+    miles = shapely.distance(geoms, village_geom) * unit_m / miles_to_m(1.0)
+    near = miles <= village_miles + city_miles
+    found: dict[str, float] = {}
+    for name, d in sorted(zip(names[lacking][near], miles[near], strict=True), key=lambda x: x[1]):
+        found.setdefault(str(name), float(d))
+    return list(found.items())
+
+
+def city_class_message(missing: list[tuple[str, float]], reach_miles: Mapping[str, float]) -> str:
+    """What is wrong when cities lack a class: every one, how far, what a class means."""
+    city_miles = max(float(v) for k, v in reach_miles.items() if k.startswith("city_class_"))
+    listed = ", ".join(f"{n} ({d:.1f} mi)" for n, d in missing)
+    one = len(missing) == 1
+    return (
+        f"{'a city lies' if one else f'{len(missing)} cities lie'} within the village's reach"
+        f" plus {city_miles:g} mi, where {'its' if one else 'their'} class decides where the"
+        f" equidistant line falls, and {'has' if one else 'have'} no class: {listed}. A class"
+        " is 1 to 4 under Wis. Stat. § 62.05, as the city has proclaimed it (not as its"
+        f" population would allow); by the ordinance's etj_miles, {class_reaches(reach_miles)}"
+    )
+
+
 def _neighbours(
     neighbours: gpd.GeoDataFrame,
     village: Municipality,
@@ -371,24 +455,31 @@ def _neighbours(
 ) -> list[Municipality]:
     """Every neighbour with its reach; a city near enough for its class to matter needs one."""
     others = []
-    # a city farther than this cannot reach the village's zone whatever its class
-    city_miles = max(float(v) for k, v in reach_miles.items() if k.startswith("city_class_"))
-    far_m = village.reach_m + miles_to_m(city_miles) / unit_m
     kinds = neighbours[kind_field].astype(str).str.upper().str[:1].to_numpy()
     names = (
         neighbours[name_field].astype(str).to_numpy()
         if name_field
         else np.array([str(i) for i in neighbours.index])
     )
+    missing = cities_without_class(
+        names,
+        kinds,
+        neighbours.geometry.values,
+        village.geometry,
+        village_miles=village_miles,
+        reach_miles=reach_miles,
+        city_class=city_class,
+        unit_m=unit_m,
+    )
+    if missing:
+        pairs = ", ".join(f"{json.dumps(n, ensure_ascii=False)} = N" for n, _ in missing)
+        raise ConfigError(
+            city_class_message(missing, reach_miles)
+            + f"; give every one in [neighbors]: city_class = {{ {pairs} }}",
+            field="neighbors.city_class",
+        )
     for name, kind, geom in zip(names, kinds, neighbours.geometry.values, strict=True):
         if kind == "C" and name not in city_class:
-            if shapely.distance(geom, village.geometry) <= far_m:
-                raise ConfigError(
-                    f"the city of {name!r} lies within {village_miles + city_miles:g} miles of "
-                    "the village and has no class: its extraterritorial reach depends on its "
-                    "class and decides where the equidistant line falls; give it",
-                    field="neighbors.city_class",
-                )
             # too far for any reach to touch the village's: its class cannot matter
             others.append(Municipality(name, kind, geom, 0.0))
             continue
