@@ -312,7 +312,10 @@ def build_layers(
     bbox = tuple(float(v) for v in shapely.bounds(r.clip))
     # Everything is written to a hidden folder beside ``out`` and moved in once the
     # jurisdictions are built from it: a refused source leaves nothing that looks built.
-    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create its folder ({exc.strerror})", path=out) from None
     stage = _staging(out)
     try:
         b.out = stage
@@ -349,7 +352,10 @@ _OUTPUTS = (
 
 def _staging(out: Path) -> Path:
     """A new hidden folder beside ``out``, with the permissions a normal folder gets."""
-    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    try:
+        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    except OSError as exc:
+        raise OutputError(f"cannot write beside it ({exc.strerror})", path=out) from None
     umask = os.umask(0)
     os.umask(umask)
     stage.chmod(0o777 & ~umask)
