@@ -269,3 +269,21 @@ def test_polygon_parts_drops_lines_and_points():
     assert out.geom_type == "MultiPolygon"
     assert shapely.area(out) == pytest.approx(2.0)  # two unit squares
     assert jur.polygon_parts(shapely.LineString([(0, 0), (1, 0)])).is_empty
+
+
+def test_a_review_names_every_classless_city_at_once():
+    # Waunakee (LTSB, Dane County): Madison (0.2 mi) and Middleton (1.6 mi) both lie within
+    # 1.5 + 3 miles; the review used to name Madison only, then Middleton after a fix.
+    from _build import DANE
+
+    g = gpd.read_file(DANE / "dane_county_munis.gpkg").to_crs(3071)
+    g["geometry"] = g.geometry.make_valid()
+    is_v = (g.MCD_NAME == "Waunakee") & (g.CTV == "V")
+    with pytest.raises(ConfigError) as err:
+        jur.build(g[is_v].geometry.union_all(), "Waunakee", g[~is_v], kind_field="CTV",
+                  name_field="MCD_NAME", reach_miles=REACH)  # fmt: skip
+    assert err.value.field == "neighbors.city_class"
+    msg = err.value.message
+    assert 'city_class = { "Madison" = N, "Middleton" = N }' in msg
+    assert "Madison (0.2 mi), Middleton (1.6 mi)" in msg
+    assert "Sun Prairie" not in msg  # 4.75 mi away, past 4.5: no class of it can matter
