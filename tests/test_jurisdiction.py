@@ -236,3 +236,54 @@ def test_vertex_order_and_orientation_do_not_matter(deerfield):
     r1 = jur.locate(site, j)
     r2 = jur.locate(shapely.reverse(site), j)
     assert r1.to_dict() == r2.to_dict()
+
+
+def test_overlap_touching_along_a_line_keeps_its_polygons():
+    # GEOS gives the intersection of polygons that also touch along a line as a
+    # collection of a polygon and that line (Waunakee's area and Windsor's zone, Dane
+    # County). Here the strip x 1100..1200 and the line along its foot are both nearer
+    # village a (100-300 m) than b (8,700 m), so b's part is empty; the overlay of that
+    # empty part with the mixed collection raised GEOSException "Unable to determine
+    # overlay result geometry dimension" before the results were cut to polygons.
+    a = shapely.box(0, 0, 1000, 1000)
+    b = shapely.box(10000, 0, 11000, 1000)
+    strip = shapely.box(1100, 0, 1200, 1000)
+    within = shapely.GeometryCollection([strip, shapely.LineString([(1200, 0), (1300, 0)])])
+    theirs = jur.nearer_region(a, b, within)
+    assert shapely.is_empty(theirs)
+    assert shapely.get_type_id(theirs) in (3, 6)
+    mine = jur.nearer_region(b, a, within)  # the other way round: all of it, polygons only
+    assert shapely.get_type_id(mine) in (3, 6)
+    assert shapely.area(shapely.symmetric_difference(mine, strip)) < 1e-6  # m²
+
+
+def test_polygon_parts_drops_lines_and_points():
+    gc = shapely.GeometryCollection(
+        [
+            shapely.MultiPolygon([shapely.box(0, 0, 1, 1), shapely.box(2, 0, 3, 1)]),
+            shapely.LineString([(1, 0), (2, 0)]),
+            shapely.Point(5, 5),
+        ]
+    )
+    out = jur.polygon_parts(gc)
+    assert out.geom_type == "MultiPolygon"
+    assert shapely.area(out) == pytest.approx(2.0)  # two unit squares
+    assert jur.polygon_parts(shapely.LineString([(0, 0), (1, 0)])).is_empty
+
+
+def test_a_review_names_every_classless_city_at_once():
+    # Waunakee (LTSB, Dane County): Madison (0.2 mi) and Middleton (1.6 mi) both lie within
+    # 1.5 + 3 miles; the review used to name Madison only, then Middleton after a fix.
+    from _build import DANE
+
+    g = gpd.read_file(DANE / "dane_county_munis.gpkg").to_crs(3071)
+    g["geometry"] = g.geometry.make_valid()
+    is_v = (g.MCD_NAME == "Waunakee") & (g.CTV == "V")
+    with pytest.raises(ConfigError) as err:
+        jur.build(g[is_v].geometry.union_all(), "Waunakee", g[~is_v], kind_field="CTV",
+                  name_field="MCD_NAME", reach_miles=REACH)  # fmt: skip
+    assert err.value.field == "neighbors.city_class"
+    msg = err.value.message
+    assert 'city_class = { "Madison" = N, "Middleton" = N }' in msg
+    assert "Madison (0.2 mi), Middleton (1.6 mi)" in msg
+    assert "Sun Prairie" not in msg  # 4.75 mi away, past 4.5: no class of it can matter

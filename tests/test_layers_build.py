@@ -218,3 +218,144 @@ def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "no municipality where MCD_NAME = 'Nowhere' AND CTV = 'V'" in err[0]
     assert main([*argv[:6], "Deerfield", *argv[7:], "--city-class", "Madison=9"]) == 2
     assert "a city class is 1 to 4" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- checks
+
+
+SOMERS = ROOT / "layers" / "somers"  # 135 km from Deerfield: a download of another area
+
+#: One download of another area for each source kind (Somers' layers, for Deerfield).
+ELSEWHERE = {
+    "floodplain": ["--floodplain", str(SOMERS / "floodplain.gpkg")],
+    "wetlands": ["--wetlands", str(SOMERS / "wetlands.gpkg")],
+    "flowlines": ["--flowlines", str(SOMERS / "hydrography.gpkg"),
+                  "--flowlines-layer", "NHDFlowline"],
+    "waterbodies": ["--waterbodies", str(SOMERS / "hydrography.gpkg"),
+                    "--waterbodies-layer", "NHDWaterbody"],
+    "soils": ["--soils", str(SOMERS / "soils.gpkg")],
+    "roads": ["--roads", str(SOMERS / "roads.gpkg")],
+    "dem": ["--dem", str(SOMERS / "dem.tif"), "--dem-vertical-units", "ft"],
+    # a FEMA-style depth grid of the Central Sands (Waushara County), 110 km away
+    "depth grid": ["--floodplain", str(CENTRAL_SANDS / "plainfieldlakes_dem10m.tif")],
+}  # fmt: skip
+
+
+def _deerfield_argv(out: Path, *extra: str) -> list[str]:
+    return ["layers", "build", str(out), "--municipality", "deerfield", "--name", "Deerfield",
+            "--kind", "V", "--boundaries", str(MUNIS), "--city-class", "Madison=2",
+            *extra]  # fmt: skip
+
+
+@pytest.mark.parametrize("source", list(ELSEWHERE))
+def test_a_download_of_another_area_is_refused(
+    source: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The build used to write an empty layer and exit 0; every review then passed "no
+    # disturbance in mapped wetland" (floodplain, ...). Refused, nothing written.
+    out = tmp_path / "deerfield"
+    assert main(_deerfield_argv(out, *ELSEWHERE[source], "-q")) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    line = err[0]
+    assert line.startswith("georeview: error: ")
+    assert Path(ELSEWHERE[source][1]).name in line  # the source file
+    field = "floodplain" if source == "depth grid" else source
+    assert f": {field}: no " in line
+    assert "meets the village and its reach" in line
+    # both extents, in one stated CRS: the village's reach lies around Deerfield, whose
+    # limits are near (588,000, 283,000) in EPSG:3071 (the shipped boundary's bounds)
+    assert line.count("(") >= 3
+    assert "EPSG:" in line
+    assert not out.exists()
+    assert not list(tmp_path.glob(".*partial*"))
+
+
+def test_a_refused_overwrite_leaves_the_old_folder(built: Path, tmp_path: Path) -> None:
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(built, old)
+    before = {p.name: p.read_bytes() for p in old.iterdir() if p.is_file()}
+    argv = _deerfield_argv(old, *ELSEWHERE["wetlands"], "--overwrite", "-q")
+    assert main(argv) == 2
+    assert {p.name: p.read_bytes() for p in old.iterdir() if p.is_file()} == before
+    assert not list(tmp_path.glob(".*partial*"))
+
+
+def test_the_reach_expected_in_the_refusal_is_the_clip_area(tmp_path: Path) -> None:
+    # The clip area is the village grown by 1.5 mi + 1/4 mi (2,816.352 m); its bounds,
+    # computed here with shapely from the same limit, are the ones the message gives.
+    with pytest.raises(DataSourceError) as err:
+        build_layers(tmp_path / "o", municipality="deerfield", name="Deerfield", kind="V",
+                     boundaries=Download(MUNIS), city_class={"Madison": 2},
+                     wetlands=Download(SOMERS / "wetlands.gpkg"))  # fmt: skip
+    g = gpd.read_file(MUNIS).to_crs(3071)
+    v = g[(g.MCD_NAME == "Deerfield") & (g.CTV == "V")].geometry.make_valid().union_all()
+    b = shapely.bounds(shapely.buffer(v, 1.75 * 1609.344))
+    assert "(" + ", ".join(f"{x:,.0f}" for x in b) + ")" in err.value.message
+    w = gpd.read_file(SOMERS / "wetlands.gpkg").to_crs(3071).total_bounds
+    assert "(" + ", ".join(f"{x:,.0f}" for x in w) + ")" in err.value.message
+
+
+def test_every_city_without_a_class_is_listed_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Waunakee (LTSB, Dane County): Madison and Middleton lie within 1.5 + 3 miles. The
+    # review used to fail on Madison, then, after a rebuild, on Middleton.
+    out = tmp_path / "waunakee"
+    argv = ["layers", "build", str(out), "--municipality", "deerfield", "--name", "Waunakee",
+            "--kind", "V", "--boundaries", str(DANE / "dane_county_munis.gpkg")]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "--city-class Madison=N --city-class Middleton=N" in err[0]
+    assert "62.05" in err[0]
+    assert "class 1, 2 or 3 reaches 3 mi, of class 4 1.5 mi" in err[0]
+    # their distances, measured here with shapely in EPSG:3071 (1 mi = 1,609.344 m)
+    g = gpd.read_file(DANE / "dane_county_munis.gpkg").to_crs(3071)
+    g["geometry"] = g.geometry.make_valid()
+    w = g[g.MCD_NAME == "Waunakee"].geometry.union_all()
+    for city in ("Madison", "Middleton"):
+        d_mi = g[city == g.MCD_NAME].distance(w).iloc[0] / 1609.344
+        assert f"{city} ({d_mi:.1f} mi)" in err[0]
+    # the other cities are farther than 4.5 miles: not asked for
+    for city in ("Fitchburg", "Sun Prairie", "Verona", "Monona", "Stoughton", "Edgerton"):
+        assert g[city == g.MCD_NAME].distance(w).iloc[0] > 4.5 * 1609.344
+        assert city not in err[0]
+    assert not out.exists()
+    # with one of the two given, the other is still asked for (and only it)
+    assert main([*argv, "--city-class", "Madison=2"]) == 2
+    err = capsys.readouterr().err
+    assert "--city-class Middleton=N" in err
+    assert "Madison=N" not in err
+
+
+def test_progress_steps_and_jurisdictions_in_provenance(tmp_path: Path) -> None:
+    steps: list[tuple[int, int, str]] = []
+    prov = build_layers(
+        tmp_path / "d", municipality="deerfield", name="Deerfield", kind="V",
+        boundaries=Download(MUNIS), city_class={"Madison": 2},
+        wetlands=Download(SHIPPED / "wetlands.gpkg"),
+        flowlines=Download(SHIPPED / "hydrography.gpkg", "NHDFlowline"),
+        waterbodies=Download(SHIPPED / "hydrography.gpkg", "NHDWaterbody"),
+        on_step=lambda done, total, what: steps.append((done, total, what)),
+    )  # fmt: skip
+    # municipalities, wetlands, hydrography (flowlines + waterbodies), jurisdictions
+    assert {t for _, t, _ in steps} == {4}
+    assert steps[-1][0] == 4
+    said = " ".join(w for _, _, w in steps)
+    for words in ("boundaries: reading", "wetlands: reading", "wetlands: writing",
+                  "flowlines: reading", "waterbodies: reading", "jurisdictions"):  # fmt: skip
+        assert words in said
+    # the jurisdictions the build recorded are those a review computes, in acres
+    # (1 acre = 4,046.8564224 m², exact)
+    from georeview.pipeline.jurisdictions import jurisdictions_for
+
+    j = jurisdictions_for(load_layers(tmp_path / "d"))
+    got = prov["jurisdictions"]
+    assert got["extraterritorial_acres"] == pytest.approx(
+        shapely.area(j.extraterritorial) / 4046.8564224, abs=0.05
+    )
+    assert set(got["ceded_acres"]) == {"Cambridge"}
+    assert json.loads((tmp_path / "d" / "provenance.json").read_text())["jurisdictions"] == got

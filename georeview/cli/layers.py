@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import time
 from pathlib import Path
+from typing import Any
 
 from georeview.cli.options import EXIT_OK, common_parser
+from georeview.cli.progress import progress_bar, show_progress
 
 __all__ = ["add_arguments", "main"]
 
@@ -95,28 +98,48 @@ def main(args: argparse.Namespace) -> int:
             return None
         return Download(Path(path), getattr(args, f"{key}_layer"), vintages.get(key))
 
-    prov = build_layers(
-        args.out,
-        municipality=args.municipality,
-        name=args.name,
-        kind=args.kind,
-        boundaries=download("boundaries"),  # type: ignore[arg-type]
-        floodplain=download("floodplain"),
-        wetlands=download("wetlands"),
-        flowlines=download("flowlines"),
-        waterbodies=download("waterbodies"),
-        soils=download("soils"),
-        roads=download("roads"),
-        dem_tiles=tuple(Path(t) for t in args.dem),
-        dem_vertical_units=args.dem_vertical_units,
-        working_crs=args.working_crs,
-        city_class=classes,
-        overwrite=args.overwrite,
-    )
-    if not getattr(args, "quiet", False):
-        print(f"wrote {Path(args.out) / 'layers.toml'} and provenance.json")
-        for name, src in prov["layers"].items():
-            kept = src.get("features_kept")
-            what = f"{kept:,} features" if kept is not None else f"{len(src['tiles'])} tiles"
-            print(f"  {name}: {what} from {Path(src.get('file', '') or 'tiles').name}")
+    quiet = bool(getattr(args, "quiet", False))
+    started = time.monotonic()
+    with progress_bar("layers build", show=show_progress(quiet)) as tick:
+        prov = build_layers(
+            args.out,
+            municipality=args.municipality,
+            name=args.name,
+            kind=args.kind,
+            boundaries=download("boundaries"),  # type: ignore[arg-type]
+            floodplain=download("floodplain"),
+            wetlands=download("wetlands"),
+            flowlines=download("flowlines"),
+            waterbodies=download("waterbodies"),
+            soils=download("soils"),
+            roads=download("roads"),
+            dem_tiles=tuple(Path(t) for t in args.dem),
+            dem_vertical_units=args.dem_vertical_units,
+            working_crs=args.working_crs,
+            city_class=classes,
+            overwrite=args.overwrite,
+            on_step=tick,
+        )
+    if not quiet:
+        print("\n".join(summary_lines(prov, Path(args.out), time.monotonic() - started)))
     return EXIT_OK
+
+
+def summary_lines(prov: dict[str, Any], out: Path, seconds: float) -> list[str]:
+    """What was written: each layer and its source, then one summary line."""
+    lines = [f"wrote {out / 'layers.toml'} and provenance.json"]
+    n_features = 0
+    for name, src in prov["layers"].items():
+        kept = src.get("features_kept")
+        n_features += kept or 0
+        what = f"{kept:,} features" if kept is not None else f"{len(src['tiles'])} tiles"
+        lines.append(f"  {name}: {what} from {Path(src.get('file', '') or 'tiles').name}")
+    j = prov.get("jurisdictions", {})
+    ceded = j.get("ceded_acres", {})
+    lines.append(
+        f"built {len(prov['layers'])} layers ({n_features:,} features) in {seconds:.1f} s;"
+        f" extraterritorial area {j.get('extraterritorial_acres', 0):,.1f} acres"
+        + (f", {sum(ceded.values()):,.1f} acres of it to {len(ceded)} neighbours" if ceded else "")
+        + " by the equidistant line"
+    )
+    return lines

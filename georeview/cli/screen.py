@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from georeview.cli.options import EXIT_OK, EXIT_SOME_FAILED
+from georeview.cli.progress import progress_bar, show_progress
 from georeview.pipeline.partitions import PARTITION_SIZE
 
 __all__ = ["add_arguments", "main"]
@@ -63,7 +64,6 @@ def main(args: argparse.Namespace) -> int:
     from georeview.pipeline.run import run_screen
 
     quiet = bool(getattr(args, "quiet", False))
-    show = not quiet and sys.stderr.isatty()
     columns = parse_columns(args.columns, args.id_field)
     kw = {
         "assume": args.assume,
@@ -78,26 +78,8 @@ def main(args: argparse.Namespace) -> int:
         "crs": args.crs,
         "csv_bom": not args.no_bom,
     }
-    if show:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        ) as bar:
-            task = bar.add_task("partitions", total=None)
-
-            def tick(done: int, total: int) -> None:
-                bar.update(task, completed=done, total=total)
-
-            summary = run_screen(args.parcels, args.layers, args.out, on_partition=tick, **kw)
-    else:
-        summary = run_screen(args.parcels, args.layers, args.out, **kw)
+    with progress_bar("partitions", show=show_progress(quiet)) as tick:
+        summary = run_screen(args.parcels, args.layers, args.out, on_partition=tick, **kw)
     if not quiet:
         print("\n".join(summary.lines()))
     n_bad = summary.counts.get("status", {}).get("error", 0)

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +22,7 @@ from typing import Any
 import geopandas as gpd
 import shapely
 
-from georeview.errors import ConfigError, DataSourceError, OutputError
+from georeview.errors import ConfigError, DataSourceError, GeoReviewError, OutputError
 from georeview.load.crs import to_crs
 from georeview.load.dem import build_dem
 from georeview.load.downloads import (
@@ -82,6 +86,8 @@ class _Reach:
     widest_mi: float
     near: Any
     clip: Any
+    #: The ordinance's ``etj_miles`` parameter: miles by kind and city class.
+    reach_miles: dict[str, float]
 
 
 def _reach(
@@ -93,15 +99,79 @@ def _reach(
 
     unit_m = float(crs.axis_info[0].unit_conversion_factor)
     ordinance = load_ordinance(municipality)
-    reach = ordinance.param("etj_miles")
+    reach = {str(k): float(v) for k, v in ordinance.param("etj_miles").items()}
     own = etj_miles(kind, classes.get(name), reach_miles=reach)
-    widest = max(float(v) for v in reach.values())
+    widest = max(reach.values())
     margin_mi = float(ordinance.param("downstream_trace_ft")) / _FT_PER_MI
     # neighbours whose own reach (at most the widest) could meet this one's; resource layers
     # reach the downstream trace's length beyond the extraterritorial area
     near = shapely.buffer(village, (own + widest) * _M_PER_MI / unit_m)
     clip = shapely.buffer(village, (own + margin_mi) * _M_PER_MI / unit_m)
-    return _Reach(own, margin_mi, widest, near, clip)
+    return _Reach(own, margin_mi, widest, near, clip, reach)
+
+
+def _reach_miles(municipality: str) -> dict[str, float]:
+    """The ordinance's ``etj_miles`` parameter."""
+    from georeview.rules import load_ordinance
+
+    return {str(k): float(v) for k, v in load_ordinance(municipality).param("etj_miles").items()}
+
+
+def _check_city_classes(
+    munis: gpd.GeoDataFrame,
+    village: Any,
+    name: str,
+    kind: str,
+    classes: dict[str, int],
+    reach_miles: dict[str, float],
+    crs: Any,
+    boundaries: Download,
+) -> None:
+    """Refuse, before anything is written, while a city near enough has no class.
+
+    Every such city is named at once, with the ``--city-class`` options to add: the
+    same cities a review would need (:func:`~georeview.measure.jurisdiction.cities_without_class`),
+    and the municipality itself when it is a city.
+
+    Raises
+    ------
+    ConfigError
+        One line listing them.
+    """
+    import shlex
+
+    from georeview.measure.jurisdiction import (
+        cities_without_class,
+        city_class_message,
+        etj_miles,
+    )
+
+    unit_m = float(crs.axis_info[0].unit_conversion_factor)
+    missing: list[tuple[str, float]] = []
+    if kind == "C" and name not in classes:
+        missing.append((name, 0.0))
+        own = max(v for k, v in reach_miles.items() if k.startswith("city_class_"))
+    else:
+        own = etj_miles(kind, classes.get(name), reach_miles=reach_miles)
+    others = ~((munis["MCD_NAME"] == name) & (munis["CTV"] == kind)).to_numpy()
+    kinds = munis["CTV"].astype(str).str.upper().str[:1].to_numpy()[others]
+    missing += cities_without_class(
+        munis["MCD_NAME"].astype(str).to_numpy()[others],
+        kinds,
+        munis.geometry.values[others],
+        village,
+        village_miles=own,
+        reach_miles=reach_miles,
+        city_class=classes,
+        unit_m=unit_m,
+    )
+    if missing:
+        flags = " ".join(f"--city-class {shlex.quote(f'{n}=N')}" for n, _ in missing)
+        raise ConfigError(
+            city_class_message(missing, reach_miles) + f"; add {flags} (N = each city's class)",
+            path=boundaries.path,
+            field="--city-class",
+        )
 
 
 def _build_municipalities(
@@ -113,6 +183,7 @@ def _build_municipalities(
     classes: dict[str, int],
 ) -> None:
     """The boundary and the neighbours: one GeoPackage of the municipalities near enough."""
+    b.say(f"municipalities: writing {int(keep.sum()):,} of {len(munis):,} to municipalities.gpkg")
     write_gpkg(munis[keep], b.out / "municipalities.gpkg", "municipalities")
     src = source_record(boundaries, kept=int(keep.sum()), read=len(munis), where=where)
     b.provenance["boundary"] = src
@@ -132,14 +203,19 @@ def _resource_layers(b: Built, crs: Any, bbox: tuple[float, ...], clip: Any, **g
     """Every resource layer given, clipped, each through its dataset's schema."""
     if given["floodplain"] is not None:
         build_floodplain(b, given["floodplain"], crs, bbox, clip)
+        b.step_done()
     if given["wetlands"] is not None:
         build_kept(b, given["wetlands"], "wetlands", crs, bbox, clip)
+        b.step_done()
     if given["flowlines"] is not None or given["waterbodies"] is not None:
         build_hydrography(b, given["flowlines"], given["waterbodies"], crs, bbox, clip)
+        b.step_done()
     if given["soils"] is not None:
         build_soils(b, given["soils"], crs, bbox, clip)
+        b.step_done()
     if given["roads"] is not None:
         build_kept(b, given["roads"], "roads", crs, bbox, clip)
+        b.step_done()
 
 
 def build_layers(
@@ -160,6 +236,7 @@ def build_layers(
     working_crs: str = "EPSG:3071",
     city_class: dict[str, int] | None = None,
     overwrite: bool = False,
+    on_step: Callable[[int, int, str], None] | None = None,
 ) -> dict[str, Any]:
     """Make a municipality's layers folder from public downloads.
 
@@ -197,6 +274,8 @@ def build_layers(
         Class of cities by name (Wis. Stat. § 62.05) for the neighbours' reach.
     overwrite : bool
         Replace an existing folder's files.
+    on_step : callable, optional
+        Told ``(steps done, steps in all, what is being done)`` as the build goes.
 
     Returns
     -------
@@ -207,33 +286,113 @@ def build_layers(
     crs = to_crs(working_crs, field="--working-crs")
     if (out / "layers.toml").exists() and not overwrite:
         raise OutputError("exists; pass --overwrite to replace it", path=out / "layers.toml")
-    out.mkdir(parents=True, exist_ok=True)
     kind = kind.upper()
     if kind not in ("C", "V", "T"):
         raise ConfigError(f"kind must be C, V or T (LTSB CTV), got {kind!r}", field="--kind")
     classes = dict(city_class or {})
+    given = {
+        "floodplain": floodplain, "wetlands": wetlands, "flowlines": flowlines,
+        "waterbodies": waterbodies, "soils": soils, "roads": roads,
+    }  # fmt: skip
+    b = Built(out, on_step=on_step)
+    # steps: the municipalities, each resource layer (flowlines and waterbodies make one),
+    # the DEM, the jurisdictions
+    layers = {
+        "hydrography" if k in ("flowlines", "waterbodies") else k for k, v in given.items() if v
+    }
+    b.steps = 2 + len(layers) + bool(dem_tiles)
     where = f"MCD_NAME = {_sql_text(name)} AND CTV = {_sql_text(kind)}"
+    b.say(f"boundaries: reading {Path(boundaries.path).name}")
     munis = read_download(boundaries, "boundaries", crs)
     village = _select_municipality(munis, name, kind, where, boundaries)
+    reach_miles = _reach_miles(municipality)
+    _check_city_classes(munis, village, name, kind, classes, reach_miles, crs, boundaries)
     r = _reach(village, municipality, name, kind, classes, crs)
     keep = shapely.intersects(munis.geometry.values, r.near)
     bbox = tuple(float(v) for v in shapely.bounds(r.clip))
-    b = Built(out)
-    _build_municipalities(b, boundaries, munis, keep, where, classes)
-    _resource_layers(
-        b, crs, bbox, r.clip,
-        floodplain=floodplain, wetlands=wetlands, flowlines=flowlines,
-        waterbodies=waterbodies, soils=soils, roads=roads,
-    )  # fmt: skip
-    if dem_tiles:
-        build_dem(b, dem_tiles, dem_vertical_units, crs, r.clip)
-    (out / "layers.toml").write_text(
-        "\n".join(_head(municipality, name, kind, working_crs) + b.toml) + "\n", encoding="utf-8"
-    )
-    prov = _provenance(b, municipality, name, kind, working_crs, r, bbox)
-    (out / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n", encoding="utf-8")
-    _validate(out)
+    # Everything is written to a hidden folder beside ``out`` and moved in once the
+    # jurisdictions are built from it: a refused source leaves nothing that looks built.
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create its folder ({exc.strerror})", path=out) from None
+    stage = _staging(out)
+    try:
+        b.out = stage
+        _build_municipalities(b, boundaries, munis, keep, where, classes)
+        b.step_done()
+        _resource_layers(b, crs, bbox, r.clip, **given)
+        if dem_tiles:
+            build_dem(b, dem_tiles, dem_vertical_units, crs, r.clip)
+            b.step_done()
+        (stage / "layers.toml").write_text(
+            "\n".join(_head(municipality, name, kind, working_crs) + b.toml) + "\n",
+            encoding="utf-8",
+        )
+        prov = _provenance(b, municipality, name, kind, working_crs, r, bbox)
+        b.say("jurisdictions: the extraterritorial area and the equidistant lines")
+        prov["jurisdictions"] = _validate(stage)
+        b.step_done()
+        (stage / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n", encoding="utf-8")
+        _publish(stage, out)
+    except GeoReviewError as exc:
+        raise _moved(exc, stage, out) from None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    b.out = out
     return prov
+
+
+#: Everything a build writes; an --overwrite removes those of them the new build does not.
+_OUTPUTS = (
+    "layers.toml", "provenance.json", "municipalities.gpkg", "floodplain.gpkg",
+    "wetlands.gpkg", "hydrography.gpkg", "soils.gpkg", "roads.gpkg", "dem.vrt", "dem",
+)  # fmt: skip
+
+
+def _staging(out: Path) -> Path:
+    """A new hidden folder beside ``out``, with the permissions a normal folder gets."""
+    try:
+        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    except OSError as exc:
+        raise OutputError(f"cannot write beside it ({exc.strerror})", path=out) from None
+    umask = os.umask(0)
+    os.umask(umask)
+    stage.chmod(0o777 & ~umask)
+    return stage
+
+
+def _publish(stage: Path, out: Path) -> None:
+    """Move the built files into ``out``: layers.toml first out and last in.
+
+    A build over an existing folder (``--overwrite``) removes its layers.toml before
+    anything else, so an interrupted move never leaves an old layers.toml over new
+    layers, and removes the outputs of the old build that the new one does not make.
+    """
+    if not out.exists():
+        stage.rename(out)
+        return
+    (out / "layers.toml").unlink(missing_ok=True)
+    made = {p.name for p in stage.iterdir()}
+    for name in _OUTPUTS:
+        old = out / name
+        if name == "layers.toml" or not (old.exists() or old.is_symlink()):
+            continue
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old)
+        elif name not in made or name == "dem":
+            old.unlink()
+    for name in sorted(made - {"layers.toml"}):
+        os.replace(stage / name, out / name)
+    os.replace(stage / "layers.toml", out / "layers.toml")
+
+
+def _moved(exc: GeoReviewError, stage: Path, out: Path) -> GeoReviewError:
+    """The error with a path in the staging folder given as the same path in ``out``."""
+    if exc.path is not None and Path(exc.path).is_relative_to(stage):
+        exc.path = str(out / Path(exc.path).relative_to(stage))
+        exc.args = (exc.one_line(),)
+    return exc
 
 
 def _head(municipality: str, name: str, kind: str, working_crs: str) -> list[str]:
@@ -281,8 +440,21 @@ def _provenance(
     }
 
 
-def _validate(out: Path) -> None:
-    """Read every layer of the folder back as a review would (refusals are raised)."""
+def _validate(out: Path) -> dict[str, Any]:
+    """Read every layer back and build the jurisdictions, as a review would.
+
+    The jurisdictions go through the review's cache
+    (:func:`~georeview.pipeline.jurisdictions.jurisdictions_for`): the first review of
+    the folder reads them from there.
+
+    Returns
+    -------
+    dict
+        The extraterritorial area and what each neighbour takes from it, acres.
+    """
+    from georeview.pipeline.jurisdictions import jurisdictions_for
+    from georeview.units import sqft_to_acres, sqm_to_sqft
+
     layers = load_layers(out)
     for name in ("boundary", "neighbors", "wetlands", "floodplain", "hydrography", "soils"):
         if layers.has(name):
@@ -294,3 +466,14 @@ def _validate(out: Path) -> None:
 
         with rasterio.open(layers.path("dem")) as ds:
             ds.read(1, window=((0, 1), (0, 1)))
+    j = jurisdictions_for(layers)
+    unit_m = float(layers.working_crs.axis_info[0].unit_conversion_factor)
+
+    def acres(geom: Any) -> float:
+        return round(float(sqft_to_acres(sqm_to_sqft(shapely.area(geom) * unit_m**2))), 1)
+
+    return {
+        "extraterritorial_acres": acres(j.extraterritorial),
+        "ceded_acres": {k: acres(v) for k, v in sorted(j.ceded.items())},
+        "undetermined_acres": acres(j.undetermined),
+    }

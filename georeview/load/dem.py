@@ -16,7 +16,7 @@ import shapely
 
 from georeview.errors import ConfigError, DataSourceError
 from georeview.load.crs import crs_text
-from georeview.load.downloads import Built, sha256_of, toml_string
+from georeview.load.downloads import Built, bounds_text, sha256_of, toml_string
 
 __all__ = ["Tile", "build_dem", "vertical_units", "write_vrt"]
 
@@ -112,13 +112,17 @@ def vertical_units(metas: list[Tile], given: str | None) -> str:
     return units
 
 
-def _tiles_meeting(metas: list[Tile], crs: Any, clip: Any) -> list[Tile]:
-    """The tiles whose bounds meet the clip area's (compared in the DEM's CRS)."""
+def _clip_bounds_in_dem(metas: list[Tile], crs: Any, clip: Any) -> tuple[float, ...]:
+    """The clip area's bounds in the DEM's CRS (edges densified)."""
     from pyproj import Transformer
 
     to_dem = Transformer.from_crs(crs, metas[0].crs, always_xy=True)
     minx, miny, maxx, maxy = shapely.bounds(clip)
-    cb = to_dem.transform_bounds(minx, miny, maxx, maxy, densify_pts=21)
+    return tuple(to_dem.transform_bounds(minx, miny, maxx, maxy, densify_pts=21))
+
+
+def _tiles_meeting(metas: list[Tile], cb: tuple[float, ...]) -> list[Tile]:
+    """The tiles whose bounds meet the clip area's ``cb`` (in the DEM's CRS)."""
     return [
         m
         for m in metas
@@ -141,15 +145,27 @@ def build_dem(b: Built, tiles: tuple[Path, ...], units: str | None, crs: Any, cl
     ConfigError
         Vertical units neither stated nor given.
     """
+    b.say(f"dem: reading {len(tiles)} tile header{'s' if len(tiles) != 1 else ''}")
     metas = _read_tiles(tiles)
     units = vertical_units(metas, units)
-    used = _tiles_meeting(metas, crs, clip)
+    cb = _clip_bounds_in_dem(metas, crs, clip)
+    used = _tiles_meeting(metas, cb)
     if not used:
+        tb = (
+            min(m.bounds.left for m in metas),
+            min(m.bounds.bottom for m in metas),
+            max(m.bounds.right for m in metas),
+            max(m.bounds.top for m in metas),
+        )
+        unit = metas[0].crs.linear_units or "units"
         raise DataSourceError(
-            "no DEM tile meets the municipality and its extraterritorial area",
+            f"no DEM tile meets the village and its reach: the {len(metas)} tiles lie within"
+            f" {bounds_text(tb)}, the village and its reach within {bounds_text(cb)}"
+            f" ({crs_text(metas[0].crs)}, {unit}); are they tiles of another area?",
             path=metas[0].path,
             field="dem",
         )
+    b.say(f"dem: copying {len(used)} of {len(metas)} tiles, writing dem.vrt")
     (b.out / "dem").mkdir(exist_ok=True)
     for m in used:
         shutil.copy2(m.path, b.out / "dem" / m.path.name)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,16 +20,21 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
-from georeview.errors import GeometryError
+from georeview.errors import DataSourceError, GeometryError, GeoReviewError
+from georeview.load.crs import bbox_into, crs_text
 from georeview.load.geometry import drop_empty, repair_invalid
-from georeview.load.vector import read_vector
+from georeview.load.vector import read_vector, vector_info
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "Built",
     "Download",
+    "bounds_text",
     "find_column",
     "keep_clipped",
     "read_download",
+    "refuse_elsewhere",
     "sha256_of",
     "source_record",
     "toml_string",
@@ -89,7 +96,14 @@ def read_download(
 
 
 def keep_clipped(
-    g: gpd.GeoDataFrame, kinds: tuple[int, ...], what: str, d: Download, clip: Any
+    g: gpd.GeoDataFrame,
+    kinds: tuple[int, ...],
+    what: str,
+    d: Download,
+    clip: Any,
+    *,
+    label: str,
+    crs: Any,
 ) -> gpd.GeoDataFrame:
     """The features of the geometry kinds ``kinds`` (shapely type ids) that meet ``clip``.
 
@@ -97,6 +111,8 @@ def keep_clipped(
     ------
     GeometryError
         The download holds features but none of those kinds (``what`` names them).
+    DataSourceError
+        No feature meets ``clip`` (:func:`refuse_elsewhere`).
     """
     types = shapely.get_type_id(g.geometry.values)
     ok = np.isin(types, kinds)
@@ -107,7 +123,58 @@ def keep_clipped(
             field=d.layer,
         )
     g = g[ok]
-    return g[shapely.intersects(g.geometry.values, clip)]
+    g = g[shapely.intersects(g.geometry.values, clip)]
+    if len(g) == 0:
+        refuse_elsewhere(d, label, crs, clip, _vector_bounds(d, label, crs))
+    return g
+
+
+def bounds_text(bounds: Any) -> str:
+    """``(minx, miny, maxx, maxy)`` rounded to whole units, for messages."""
+    return "(" + ", ".join(f"{float(v):,.0f}" for v in bounds) + ")"
+
+
+def _vector_bounds(d: Download, label: str, crs: Any) -> tuple[float, ...] | None:
+    """The bounds of a vector download's features, in ``crs``; ``None`` when unknown."""
+    try:
+        info = vector_info(d.path, layer=d.layer, label=label)
+        if info.bounds is None or info.crs is None or not np.isfinite(info.bounds).all():
+            return None
+        from pyproj import CRS
+
+        return tuple(bbox_into(info.bounds, CRS.from_user_input(info.crs), crs.to_wkt(), d.path))
+    except GeoReviewError as exc:  # the refusal below says what matters; this only adds to it
+        log.debug("bounds of %s not read: %s", d.path, exc)
+        return None
+
+
+def refuse_elsewhere(
+    d: Download, label: str, crs: Any, clip: Any, source_bounds: tuple[float, ...] | None
+) -> None:
+    """Refuse a download none of whose data meets the village and its reach.
+
+    An empty layer would read as "no wetland (floodplain, ...) here", and every review
+    would pass the rules it decides; a download of another county is refused instead,
+    with both extents in the working CRS, so the planner sees which area it covers.
+
+    Raises
+    ------
+    DataSourceError
+        Always.
+    """
+    unit = crs.axis_info[0].unit_name
+    where = (
+        f"its data lie within {bounds_text(source_bounds)}"
+        if source_bounds is not None
+        else "its extent is not stated"
+    )
+    raise DataSourceError(
+        f"no feature meets the village and its reach: {where}, the village and its reach"
+        f" within {bounds_text(shapely.bounds(clip))} ({crs_text(crs)}, {unit}); is it a"
+        " download of another area?",
+        path=d.path,
+        field=label,
+    )
 
 
 def write_gpkg(gdf: gpd.GeoDataFrame, path: Path, layer: str, append: bool = False) -> None:
@@ -163,6 +230,22 @@ class Built:
     out: Path
     provenance: dict[str, Any] = field(default_factory=dict)
     toml: list[str] = field(default_factory=list)
+    #: Told of each step as it starts: (steps done, steps in all, what is being done).
+    on_step: Callable[[int, int, str], None] | None = None
+    steps: int = 0
+    done: int = 0
+
+    def say(self, text: str) -> None:
+        """Report what the build is doing now (logged, and to :attr:`on_step`)."""
+        log.info("layers build: %s", text)
+        if self.on_step is not None:
+            self.on_step(self.done, self.steps, text)
+
+    def step_done(self) -> None:
+        """Count one step (a source read, cut and written) as done."""
+        self.done += 1
+        if self.on_step is not None:
+            self.on_step(self.done, self.steps, "")
 
     def keep(
         self,
@@ -175,6 +258,7 @@ class Built:
         append: bool = False,
     ) -> None:
         """Write ``g`` as ``layer`` of ``out/file`` and record where it came from as ``key``."""
+        self.say(f"{key}: writing {len(g):,} features to {file}")
         write_gpkg(g, self.out / file, layer, append=append)
         self.provenance[key] = source_record(d, kept=len(g), read=len(g))
 

@@ -15,8 +15,10 @@ from typing import Any
 
 import geopandas as gpd
 import pandas as pd
+import shapely
 
 from georeview.errors import DataSourceError
+from georeview.load.crs import bbox_into
 from georeview.load.depth_grid import RASTER_SUFFIXES, read_depth_grid
 from georeview.load.downloads import (
     Built,
@@ -24,6 +26,7 @@ from georeview.load.downloads import (
     find_column,
     keep_clipped,
     read_download,
+    refuse_elsewhere,
     toml_table,
 )
 from georeview.load.vector import layer_names
@@ -81,7 +84,10 @@ def build_kept(
 ) -> None:
     """A layer of :data:`KEPT` (wetlands, roads): its geometry kind, clipped, described."""
     spec = KEPT[name]
-    g = keep_clipped(read_download(src, name, crs, bbox), *spec.kinds, src, clip)
+    b.say(f"{name}: reading {Path(src.path).name}")
+    g = keep_clipped(
+        read_download(src, name, crs, bbox), *spec.kinds, src, clip, label=name, crs=crs
+    )
     b.table(
         g,
         src,
@@ -93,6 +99,25 @@ def build_kept(
     )
 
 
+def _raster_meets(d: Download, crs: Any, clip: Any) -> None:
+    """Refuse a depth grid whose extent does not meet the village and its reach."""
+    import rasterio
+
+    try:
+        with rasterio.open(d.path) as ds:
+            if ds.crs is None:
+                return  # read_depth_grid refuses it, naming the missing CRS
+            left, bottom, right, top = (float(v) for v in ds.bounds)
+            grid_crs = ds.crs.to_wkt()
+    except rasterio.errors.RasterioError:
+        return  # read_depth_grid refuses it, naming what GDAL says
+    from pyproj import CRS
+
+    b = bbox_into((left, bottom, right, top), CRS.from_user_input(grid_crs), crs.to_wkt(), d.path)
+    if not shapely.intersects(shapely.box(*b), clip):
+        refuse_elsewhere(d, "floodplain", crs, clip, b)
+
+
 def build_floodplain(b: Built, d: Download, crs: Any, bbox: Any, clip: Any) -> None:
     """FEMA NFHL ``S_FLD_HAZ_AR`` polygons, or a FEMA depth grid's wet cells, clipped.
 
@@ -101,14 +126,18 @@ def build_floodplain(b: Built, d: Download, crs: Any, bbox: Any, clip: Any) -> N
     DataSourceError
         The polygons have neither ``FLD_ZONE`` nor ``SFHA_TF``.
     """
+    b.say(f"floodplain: reading {Path(d.path).name}")
     if Path(d.path).suffix.lower() in RASTER_SUFFIXES:
+        _raster_meets(d, crs, clip)
         g = read_depth_grid(d.path, crs, bbox=bbox, label="floodplain")
         what = "FEMA flood depth grid (depth > 0)"
+        # a grid that covers the area and holds no wet cell there says "no 1 % floodplain"
+        g = g[shapely.intersects(g.geometry.values, clip)]
     else:
         d = _named_layer(d, "floodplain", ("s_fld_haz_ar",), or_only=False)
         g = read_download(d, "floodplain", crs, bbox)
         what = "FEMA NFHL S_FLD_HAZ_AR"
-    g = keep_clipped(g, *POLYGONS, d, clip)
+        g = keep_clipped(g, *POLYGONS, d, clip, label="floodplain", crs=crs)
     zone = find_column(g.columns, "FLD_ZONE")
     sfha = find_column(g.columns, "SFHA_TF")
     if zone is None and sfha is None:
@@ -143,10 +172,15 @@ def build_hydrography(
     written: list[str] = []
     names: list[str] = []
     last: gpd.GeoDataFrame | None = None
-    for d, layer, kinds in ((lines, "NHDFlowline", LINES), (bodies, "NHDWaterbody", POLYGONS)):
+    for d, layer, kinds, option in (
+        (lines, "NHDFlowline", LINES, "flowlines"),
+        (bodies, "NHDWaterbody", POLYGONS, "waterbodies"),
+    ):
         if d is None:
             continue
-        g = keep_clipped(read_download(d, "hydrography", crs, bbox), *kinds, d, clip)
+        b.say(f"{option}: reading {Path(d.path).name}")
+        g = read_download(d, "hydrography", crs, bbox)
+        g = keep_clipped(g, *kinds, d, clip, label=option, crs=crs)
         ftype = find_column(g.columns, "FType", "FTYPE")
         if ftype and ftype != "FType":
             g = g.rename(columns={ftype: "FType"})
@@ -203,7 +237,10 @@ def build_soils(b: Built, d: Download, crs: Any, bbox: Any, clip: Any) -> None:
         tables they are computed from.
     """
     dd = _named_layer(d, "soils", ("soilmu_a", "mupolygon"), or_only=True)
-    g = keep_clipped(read_download(dd, "soils", crs, bbox), *POLYGONS, dd, clip)
+    b.say(f"soils: reading {Path(d.path).name}")
+    g = keep_clipped(
+        read_download(dd, "soils", crs, bbox), *POLYGONS, dd, clip, label="soils", crs=crs
+    )
     mukey = find_column(g.columns, "MUKEY")
     if mukey is None:
         raise DataSourceError("soil map units have no MUKEY field", path=d.path, field="soils")

@@ -16,6 +16,7 @@ centimetres at the distances involved (the error is about spacing² / (8 d)).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -163,6 +164,35 @@ class JurisdictionResult:
         }
 
 
+def polygon_parts(geom: shapely.Geometry) -> shapely.Geometry:
+    """Return the polygons of an overlay result: a Polygon or MultiPolygon, maybe empty.
+
+    GEOS's overlay (OverlayNG, in its default non-strict mode) gives the intersection of
+    two polygons that also touch along a line or at a point as a GeometryCollection
+    holding that line or point beside the polygons. Such a mixed collection cannot go
+    into the next overlay when the other operand is empty: GEOS 3.14 then fails with
+    "Unable to determine overlay result geometry dimension" (Dane County, LTSB 2025: the
+    Village of Waunakee's extraterritorial area meets the Village of Windsor's 1.5-mile
+    zone in 15,664 m² and along a 374 m line, and no part of that overlap is nearer
+    Windsor). Areas are all this module measures, so every overlay result is cut back
+    to its polygons. (``georeview.load`` has its own
+    repair helper; the measure stage imports nothing from ``load``.)
+    """
+    if shapely.get_type_id(geom) in (3, 6):
+        return geom
+    # twice: a collection may hold MultiPolygons
+    parts = shapely.get_parts(shapely.get_parts(geom))
+    polys = parts[shapely.get_type_id(parts) == 3]
+    if len(polys) == 0:
+        return shapely.Polygon()
+    if len(polys) == 1:
+        return polys[0]
+    multi = shapely.multipolygons(polys)
+    # the parts of one overlay result do not overlap; should they touch along an edge
+    # (a collection gathered from several results), the union merges them
+    return multi if shapely.is_valid(multi) else shapely.union_all(polys)
+
+
 def _sample_boundary(geom: shapely.Geometry, spacing_m: float) -> np.ndarray:
     """Return points every ``spacing_m`` along the boundary of ``geom`` as an (n, 2) array."""
     boundary = shapely.segmentize(shapely.boundary(geom), spacing_m)
@@ -190,6 +220,7 @@ def nearer_region(
     spacing_m : float
         Sampling interval along the boundaries, metres.
     """
+    within = polygon_parts(within)
     if shapely.is_empty(within):
         return shapely.Polygon()
     # Only boundary samples that can be nearest to some point of `within` matter. A point
@@ -201,8 +232,8 @@ def nearer_region(
     diameter = shapely.hausdorff_distance(within, shapely.centroid(within)) * 2
     reach = float(max(shapely.distance(verts, a).max(), shapely.distance(verts, b).max()))
     zone = shapely.buffer(within, reach + diameter + spacing_m)
-    pa = _sample_boundary(shapely.intersection(a, zone), spacing_m)
-    pb = _sample_boundary(shapely.intersection(b, zone), spacing_m)
+    pa = _sample_boundary(polygon_parts(shapely.intersection(a, zone)), spacing_m)
+    pb = _sample_boundary(polygon_parts(shapely.intersection(b, zone)), spacing_m)
     if len(pa) == 0:
         return within
     if len(pb) == 0:
@@ -225,8 +256,8 @@ def nearer_region(
     # Should a cell still be wrong (invalid, or missing its sample), it is dropped and the
     # gap it leaves given, piece by piece, to the nearer boundary measured exactly.
     good = shapely.is_valid(cells) & shapely.intersects(cells, shapely.points(pts))
-    region_b = shapely.intersection(within, shapely.union_all(cells[good & label]))
-    region_a = shapely.intersection(within, shapely.union_all(cells[good & ~label]))
+    region_b = polygon_parts(shapely.intersection(within, shapely.union_all(cells[good & label])))
+    region_a = polygon_parts(shapely.intersection(within, shapely.union_all(cells[good & ~label])))
     gaps = shapely.get_parts(shapely.difference(within, shapely.union_all([region_a, region_b])))
     gaps = gaps[shapely.area(gaps) > 0]
     if len(gaps):
@@ -234,8 +265,8 @@ def nearer_region(
         to_b = shapely.distance(probe, shapely.boundary(b)) < shapely.distance(
             probe, shapely.boundary(a)
         )
-        region_b = shapely.union_all([region_b, *gaps[to_b]])
-    return shapely.difference(region_b, region_a)
+        region_b = polygon_parts(shapely.union_all([region_b, *gaps[to_b]]))
+    return polygon_parts(shapely.difference(region_b, region_a))
 
 
 def build(
@@ -297,10 +328,12 @@ def build(
         village_miles=village_miles,
         unit_m=unit_m,
     )
-    zone = shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)
+    zone = polygon_parts(
+        shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)
+    )
     towns = [m.geometry for m in others if m.kind == "T"]
-    unincorporated = shapely.union_all(towns) if towns else shapely.Polygon()
-    etj = shapely.intersection(zone, unincorporated)
+    unincorporated = polygon_parts(shapely.union_all(towns)) if towns else shapely.Polygon()
+    etj = polygon_parts(shapely.intersection(zone, unincorporated))
     etj, ceded = _cede(village, etj, others, spacing_m)
     return Jurisdictions(village, etj, ceded, tuple(others))
 
@@ -312,7 +345,9 @@ def _without_neighbours(
     unit_m = _crs_unit_m(gpd.GeoDataFrame(geometry=[], crs=crs))
     reach = miles_to_m(miles) / unit_m
     village = Municipality(village_name, village_kind, village_geom, reach)
-    zone = shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)
+    zone = polygon_parts(
+        shapely.difference(shapely.buffer(village_geom, reach, quad_segs=32), village_geom)
+    )
     return Jurisdictions(
         village,
         shapely.Polygon(),
@@ -321,6 +356,89 @@ def _without_neighbours(
             "no neighbours layer ([neighbors] in layers.toml): whether land near the "
             "village is unincorporated, and so extraterritorial, is unknown"
         ),
+    )
+
+
+def class_reaches(reach_miles: Mapping[str, float]) -> str:
+    """Words for the reach by city class, from the ordinance's ``etj_miles`` parameter.
+
+    E.g. "a city of class 1, 2 or 3 reaches 3 mi, of class 4 1.5 mi".
+    """
+    by_miles: dict[float, list[str]] = {}
+    for cls in range(1, 5):
+        miles = reach_miles.get(f"city_class_{cls}")
+        if miles is not None:
+            by_miles.setdefault(float(miles), []).append(str(cls))
+    words: list[str] = []
+    for miles, classes in sorted(by_miles.items(), key=lambda kv: kv[1]):
+        listed = classes[0] if len(classes) == 1 else ", ".join(classes[:-1]) + " or " + classes[-1]
+        words.append(f"class {listed}{' reaches' if not words else ''} {miles:g} mi")
+    return "a city of " + ", of ".join(words)
+
+
+def cities_without_class(
+    names: Any,
+    kinds: Any,
+    geoms: Any,
+    village_geom: shapely.Geometry,
+    *,
+    village_miles: float,
+    reach_miles: Mapping[str, float],
+    city_class: Mapping[str, int],
+    unit_m: float,
+) -> list[tuple[str, float]]:
+    """Every city near enough for its class to matter that has none, nearest first.
+
+    A city farther from the village than the village's reach plus the largest city
+    reach cannot meet the village's zone whatever its class; a nearer one can, and its
+    class decides where the equidistant line falls (Wis. Stat. § 66.0105).
+
+    Parameters
+    ----------
+    names, kinds, geoms : array-like
+        The neighbours' names, C/V/T kinds (first letter, upper case) and limits.
+    village_geom : shapely.Geometry
+        The village limits, in the same CRS as ``geoms``.
+    village_miles : float
+        The village's own reach, miles.
+    reach_miles : mapping
+        The ordinance's ``etj_miles`` parameter (:func:`etj_miles`).
+    city_class : mapping
+        The classes given, by city name.
+    unit_m : float
+        Metres per unit of the CRS.
+
+    Returns
+    -------
+    list of (str, float)
+        Name and distance from the village, miles, of each such city (one entry a name).
+    """
+    city_miles = max(float(v) for k, v in reach_miles.items() if k.startswith("city_class_"))
+    names = np.asarray(names, dtype=object)
+    is_city = np.asarray(kinds, dtype=object) == "C"
+    lacking = is_city & ~np.isin(names.astype(str), [str(k) for k in city_class])
+    if not lacking.any():
+        return []
+    geoms = np.asarray(geoms, dtype=object)[lacking]
+    miles = shapely.distance(geoms, village_geom) * unit_m / miles_to_m(1.0)
+    near = miles <= village_miles + city_miles
+    found: dict[str, float] = {}
+    for name, d in sorted(zip(names[lacking][near], miles[near], strict=True), key=lambda x: x[1]):
+        found.setdefault(str(name), float(d))
+    return list(found.items())
+
+
+def city_class_message(missing: list[tuple[str, float]], reach_miles: Mapping[str, float]) -> str:
+    """What is wrong when cities lack a class: every one, how far, what a class means."""
+    city_miles = max(float(v) for k, v in reach_miles.items() if k.startswith("city_class_"))
+    listed = ", ".join(f"{n} ({d:.1f} mi)" for n, d in missing)
+    one = len(missing) == 1
+    return (
+        f"{'a city lies' if one else f'{len(missing)} cities lie'} within the village's reach"
+        f" plus {city_miles:g} mi, where {'its' if one else 'their'} class decides where the"
+        f" equidistant line falls, and {'has' if one else 'have'} no class: {listed}. A class"
+        " is 1 to 4 under Wis. Stat. § 62.05, as the city has proclaimed it (not as its"
+        f" population would allow); by the ordinance's etj_miles, {class_reaches(reach_miles)}"
     )
 
 
@@ -337,24 +455,31 @@ def _neighbours(
 ) -> list[Municipality]:
     """Every neighbour with its reach; a city near enough for its class to matter needs one."""
     others = []
-    # a city farther than this cannot reach the village's zone whatever its class
-    city_miles = max(float(v) for k, v in reach_miles.items() if k.startswith("city_class_"))
-    far_m = village.reach_m + miles_to_m(city_miles) / unit_m
     kinds = neighbours[kind_field].astype(str).str.upper().str[:1].to_numpy()
     names = (
         neighbours[name_field].astype(str).to_numpy()
         if name_field
         else np.array([str(i) for i in neighbours.index])
     )
+    missing = cities_without_class(
+        names,
+        kinds,
+        neighbours.geometry.values,
+        village.geometry,
+        village_miles=village_miles,
+        reach_miles=reach_miles,
+        city_class=city_class,
+        unit_m=unit_m,
+    )
+    if missing:
+        pairs = ", ".join(f"{json.dumps(n, ensure_ascii=False)} = N" for n, _ in missing)
+        raise ConfigError(
+            city_class_message(missing, reach_miles)
+            + f"; give every one in [neighbors]: city_class = {{ {pairs} }}",
+            field="neighbors.city_class",
+        )
     for name, kind, geom in zip(names, kinds, neighbours.geometry.values, strict=True):
         if kind == "C" and name not in city_class:
-            if shapely.distance(geom, village.geometry) <= far_m:
-                raise ConfigError(
-                    f"the city of {name!r} lies within {village_miles + city_miles:g} miles of "
-                    "the village and has no class: its extraterritorial reach depends on its "
-                    "class and decides where the equidistant line falls; give it",
-                    field="neighbors.city_class",
-                )
             # too far for any reach to touch the village's: its class cannot matter
             others.append(Municipality(name, kind, geom, 0.0))
             continue
@@ -380,13 +505,13 @@ def _cede(
         if shapely.distance(other.geometry, village.geometry) > village.reach_m + other.reach_m:
             continue
         their_zone = shapely.buffer(other.geometry, other.reach_m, quad_segs=32)
-        overlap = shapely.intersection(etj, their_zone)
+        overlap = polygon_parts(shapely.intersection(etj, their_zone))
         if shapely.is_empty(overlap) or shapely.area(overlap) <= 0:
             continue
         theirs = nearer_region(village.geometry, other.geometry, overlap, spacing_m=spacing_m)
         if not shapely.is_empty(theirs) and shapely.area(theirs) > 0:
             ceded[other.name] = theirs
-            etj = shapely.difference(etj, theirs)
+            etj = polygon_parts(shapely.difference(etj, theirs))
             log.info(
                 "equidistant line: %s takes %.0f m2 from %s",
                 other.name,

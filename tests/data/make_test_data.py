@@ -8,7 +8,8 @@ Only permissively licensed sources are read (see ``../shared/data/SOURCES.md``):
 
 - ``ma_cambridge/``: City of Cambridge GIS, ODC PDDL 1.0. Copied byte for byte.
 - ``wi_dane/dane_county_munis.geojson``: Wisconsin LTSB municipal boundaries (January 2025).
-  The municipalities within 12 km of the Village of Deerfield, whole and unchanged.
+  The municipalities within 12 km of the Village of Deerfield, whole and unchanged, and all
+  60 of them as a GeoPackage.
 - ``wi_central_sands/``: USGS ``DOI-USGS/modflow-setup`` test data, public domain / CC0 1.0.
   The Plainfield DEM re-compressed (same values, grid, CRS and dtype), its lakes as a
   GeoPackage, a window of the geographic Pleasant Lake DEM, and the Plainfield DEM warped to
@@ -85,6 +86,17 @@ def cut_dane(data: Path, out: Path) -> None:
     path.unlink(missing_ok=True)
     pyogrio.write_dataframe(
         keep, path, layer="dane_county_munis", driver="GPKG", layer_options=NO_INDEX
+    )
+
+
+def copy_dane_all(data: Path, out: Path) -> None:
+    """All 60 Dane municipalities as published, as a GeoPackage (same geometry, attributes)."""
+    out.mkdir(parents=True, exist_ok=True)
+    g = gpd.read_file(data / "wi_dane" / "dane_county_munis.geojson")
+    path = out / "dane_county_munis.gpkg"
+    path.unlink(missing_ok=True)
+    pyogrio.write_dataframe(
+        g, path, layer="dane_county_munis", driver="GPKG", layer_options=NO_INDEX
     )
 
 
@@ -184,6 +196,7 @@ def main(argv: list[str] | None = None) -> None:
     pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": PINNED_DATE})
     copy_cambridge(args.data, args.out / "ma_cambridge")
     cut_dane(args.data, args.out / "wi_dane")
+    copy_dane_all(args.data, args.out / "wi_dane")
     cut_central_sands(args.data, args.out / "wi_central_sands")
     for cache in args.out.glob("*/*.aux.xml"):
         cache.unlink()
