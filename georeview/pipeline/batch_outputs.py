@@ -219,6 +219,8 @@ def write_sites(path: Path, rows: list[dict[str, Any]], sites: list[Any], crs: s
     import geopandas as gpd
     import pandas as pd
 
+    from georeview.geopackage import write_layer
+
     keep = [i for i, s in enumerate(sites) if s is not None]
     if not keep:
         return None
@@ -231,15 +233,7 @@ def write_sites(path: Path, rows: list[dict[str, Any]], sites: list[Any], crs: s
     try:
         tmp.unlink(missing_ok=True)
         # GeoPackage 1.3 with typed MultiPolygon geometry, as the screening's (ArcGIS Pro 3.x)
-        gdf.to_file(
-            tmp,
-            layer="sites",
-            driver="GPKG",
-            engine="pyogrio",
-            dataset_options={"VERSION": "1.3"},
-            geometry_type="MultiPolygon",
-            promote_to_multi=True,
-        )
+        write_layer(gdf, tmp, "sites", geometry_type="MultiPolygon", promote_to_multi=True)
         os.replace(tmp, path)
     except OSError as exc:
         raise OutputError(f"cannot write ({exc})", path=path) from None

@@ -39,11 +39,6 @@ OUTPUT_SUFFIXES = (".csv", ".gpkg", ".parquet", ".fgb", ".geojson", ".shp")
 TRI_STATE_COLUMNS = ("straddles", "regulated", "larger_site", "extraordinary")
 
 
-#: GeoPackage version written (GDAL's VERSION creation option): ArcGIS Pro 3.0-3.4 lists
-#: GeoPackage 1.0-1.3 only, and GDAL 3.12 writes 1.4 by default.
-GPKG_VERSION = "1.3"
-
-
 #: Longest field name of a dBase (.dbf) table, the attribute part of a shapefile.
 SHP_FIELD_CHARS = 10
 
@@ -242,12 +237,13 @@ def _typed(part: Any) -> Any:
     return out
 
 
-def _gdal_write(frame: Any, path: Path, **kw: Any) -> None:
+def _gdal_write(frame: Any, path: Path, *, write: Any = None, **kw: Any) -> None:
+    """``write(frame, path, use_arrow=True, **kw)`` (pyogrio's by default), errors named."""
     import pyogrio
 
     try:
         # the Arrow path writes pandas nullable booleans as OGR booleans with nulls
-        pyogrio.write_dataframe(frame, path, use_arrow=True, **kw)
+        (write or pyogrio.write_dataframe)(frame, path, use_arrow=True, **kw)
     except OSError:
         raise
     except Exception as exc:  # pyogrio/GDAL errors
@@ -256,15 +252,16 @@ def _gdal_write(frame: Any, path: Path, **kw: Any) -> None:
 
 def _write_gpkg(frame: Any, path: Path, *, layer: str, append: bool) -> None:
     """Append to a GeoPackage 1.3 with a typed MultiPolygon geometry column."""
+    from georeview.geopackage import write_layer
+
     _gdal_write(
         frame,
         path,
+        write=write_layer,
         layer=layer,
-        driver="GPKG",
         append=append,
         geometry_type="MultiPolygon",
         promote_to_multi=True,
-        **({} if append else {"dataset_options": {"VERSION": GPKG_VERSION}}),
     )
 
 
