@@ -179,3 +179,221 @@ def test_atomic_path_leaves_nothing_when_the_writer_fails(tmp_path: Path) -> Non
     with pytest.raises(OutputError, match="cannot write"), atomic_path(tmp_path / "x.pdf") as tmp:
         raise OSError(28, "No space left on device", str(tmp))
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- screening
+
+
+#: A bow-tie (self-intersecting) parcel: two triangles of base 100 m and height 50 m,
+#: 2 x (100 x 50 / 2) = 5,000 sq m once repaired (the shoelace formula gives it 0).
+BOWTIE = shapely.Polygon(
+    [(X0 + 10, Y0 + 10), (X0 + 110, Y0 + 110), (X0 + 110, Y0 + 10), (X0 + 10, Y0 + 110)]
+)
+BOWTIE_SQM = 5_000.0
+#: Parcel ids as text: a Dane County PIN with its leading zero, and text a spreadsheet
+#: would take for a formula (OWASP "CSV injection": = + - @).
+IDS = ["080923191010", '=HYPERLINK("http://x","y")', "-3", "@SUM(A1)"]
+
+
+@pytest.fixture(scope="module")
+def village(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("office_layers")
+    v = shapely.box(X0, Y0, X0 + 600, Y0 + 600)
+    town = shapely.box(X0 - 5000, Y0 - 5000, X0 + 6000, Y0 + 6000).difference(v)
+    gpd.GeoDataFrame({"n": [0]}, geometry=[v], crs=3071).to_file(d / "boundary.gpkg")
+    gpd.GeoDataFrame(
+        {"CTV": ["T"], "MCD_NAME": ["Town of Test"]}, geometry=[town], crs=3071
+    ).to_file(d / "neighbors.gpkg")
+    (d / "layers.toml").write_text(
+        'municipality = "deerfield"\nvillage_name = "Testville"\n'
+        '[boundary]\npath = "boundary.gpkg"\n[neighbors]\npath = "neighbors.gpkg"\n'
+    )
+    return d
+
+
+@pytest.fixture(scope="module")
+def parcels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    p = tmp_path_factory.mktemp("office_parcels") / "parcels.gpkg"
+    geoms = [
+        shapely.box(X0 + 200, Y0 + 200, X0 + 300, Y0 + 300),
+        BOWTIE,
+        shapely.box(X0 + 550, Y0 + 50, X0 + 650, Y0 + 150),  # half in the village
+        shapely.box(X0 + 100, Y0 + 400, X0 + 150, Y0 + 450),
+    ]
+    gpd.GeoDataFrame(
+        {"PARCELID": IDS, "OWNER": ["A", "B", "C", "+D"]}, geometry=geoms, crs=3071
+    ).to_file(p)
+    return p
+
+
+def _screen(parcels: Path, village: Path, out: Path, *extra: str) -> int:
+    return main(["screen", str(parcels), "--layers", str(village), "--out", str(out), "-q", *extra])
+
+
+def test_screen_xlsx_as_excel_reads_it(parcels: Path, village: Path, tmp_path: Path) -> None:
+    from openpyxl import load_workbook
+
+    out = tmp_path / "screened.xlsx"
+    assert _screen(parcels, village, out) == 0
+    wb = load_workbook(out)
+    assert wb.sheetnames == ["parcels", "columns"]
+    ws = wb["parcels"]
+    rows = list(ws.iter_rows())
+    header = [c.value for c in rows[0]]
+    assert {"Parcel ID", "Area (sq ft)", "Share in village (0-1)", "Status"} <= set(header)
+    col = {h: i for i, h in enumerate(header)}
+    body = rows[1:]
+    assert len(body) == 4
+    ids = [r[col["Parcel ID"]] for r in body]
+    # ids are text cells, the leading zero kept; formula-looking text is text, not a formula
+    assert [c.value for c in ids] == IDS
+    assert {c.data_type for c in ids} == {"s"}
+    assert [r[col["PARCELID"]].value for r in body] == IDS
+    assert all(c.data_type != "f" for r in rows for c in r)
+    # numbers are numbers: the first parcel is 100 m x 100 m = 107,639.1 sq ft (0.3048 m/ft)
+    area = body[0][col["Area (sq ft)"]]
+    assert area.data_type == "n"
+    assert area.value == pytest.approx(10_000 / 0.3048**2, abs=0.05)
+    assert body[2][col["Share in village (0-1)"]].value == 0.5
+    assert isinstance(body[0][col["Input row"]].value, int)
+    # header frozen, autofilter over every row, widths set
+    assert ws.freeze_panes == "A2"
+    assert ws.auto_filter.ref == f"A1:{rows[0][-1].column_letter}5"
+    assert ws.column_dimensions["A"].width >= len("PARCELID")
+    # the columns sheet maps each header to its machine name
+    legend = {r[0].value: r[1].value for r in wb["columns"].iter_rows(min_row=2)}
+    assert legend["Area (sq ft)"] == "area_sqft"
+    assert legend["Parcel ID"] == "parcel_id"
+    assert legend["PARCELID"] == "PARCELID"
+
+
+def test_xlsx_refuses_more_rows_than_a_sheet_holds(
+    parcels: Path, village: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    import georeview.report.xlsx as xlsx
+
+    monkeypatch.setattr(xlsx, "EXCEL_MAX_ROWS", 4)  # 3 rows below the header; 4 parcels
+    out = tmp_path / "screened.xlsx"
+    assert _screen(parcels, village, out) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "do not fit an Excel sheet" in err
+    assert "screened.xlsx" in err
+    assert not out.exists()
+    assert not list(tmp_path.glob(".*"))
+
+
+def test_repaired_parcel_is_written_with_its_repaired_geometry(
+    parcels: Path, village: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "screened.gpkg"
+    assert _screen(parcels, village, out) == 0
+    g = gpd.read_file(out)
+    assert g["status"].tolist() == ["ok", "repaired", "ok", "ok"]
+    assert g.geometry.is_valid.all()  # the bow-tie was written invalid, area 0
+    assert g.geometry.area[1] == pytest.approx(BOWTIE_SQM, rel=1e-9)
+    assert g["area_sqft"][1] == pytest.approx(BOWTIE_SQM / 0.3048**2, abs=0.05)
+
+
+def test_screen_outputs_round_areas_and_shares(
+    parcels: Path, village: Path, tmp_path: Path
+) -> None:
+    import csv
+
+    out = tmp_path / "screened.csv"
+    assert _screen(parcels, village, out) == 0
+    with out.open(encoding="utf-8-sig") as fh:
+        rows = list(csv.DictReader(fh))
+
+    def decimals(text: str) -> int:
+        return len(text.partition(".")[2])
+
+    for r in rows:
+        for col in ("share_village", "share_extraterritorial", "share_outside"):
+            assert decimals(r[col]) <= 4, (col, r[col])
+            assert 0.0 <= float(r[col]) <= 1.0
+        for col in ("area_sqft", "disturbed_sqft"):
+            assert decimals(r[col]) <= 1, (col, r[col])
+    # 100 m x 100 m / 0.3048**2 = 107,639.104 sq ft -> 107639.1
+    assert rows[0]["area_sqft"] == "107639.1"
+
+
+def test_decimals_table_clips_and_rounds_shares() -> None:
+    import pandas as pd
+
+    from georeview.report.decimals import decimals_for, round_frame
+
+    # the share, a remainder below 0, and a share to round
+    frame = pd.DataFrame(
+        {
+            "share_village": [1.0000000000000873, -2e-17, 0.123456],
+            "area_sqft": [1234.5678, 0.04, 2.0],
+            "site_area_acres": [0.66716, 0.0, 1.0],
+            "OWNER_sqft": [1.23456, 0.0, 0.0],  # an input column: not georeview's, kept
+        }
+    )
+    out = round_frame(frame, ["share_village", "area_sqft", "site_area_acres"])
+    assert out["share_village"].tolist() == [1.0, 0.0, 0.1235]
+    assert str(out["share_village"][1]) == "0.0"  # not -0.0
+    assert out["area_sqft"].tolist() == [1234.6, 0.0, 2.0]
+    assert out["site_area_acres"].tolist() == [0.667, 0.0, 1.0]
+    assert out["OWNER_sqft"].tolist() == [1.23456, 0.0, 0.0]
+    assert frame["share_village"][0] == 1.0000000000000873  # the input is not changed
+    assert [decimals_for(c) for c in ("share", "share_outside", "wetland_sqft", "x")] == [
+        4,
+        4,
+        1,
+        None,
+    ]
+
+
+def test_screen_outputs_have_a_normal_files_mode(
+    parcels: Path, village: Path, tmp_path: Path
+) -> None:
+    written = []
+    with umask(0o022):
+        for suffix in (".csv", ".xlsx", ".gpkg", ".parquet", ".fgb", ".geojson", ".shp"):
+            out = tmp_path / f"screened{suffix}"
+            assert _screen(parcels, village, out) == 0
+            written.append(out)
+        index = tmp_path / "index.html"
+        assert _screen(parcels, village, tmp_path / "again.csv", "--index", str(index)) == 0
+    files = sorted(p for p in tmp_path.iterdir() if p.is_file())
+    assert len(files) >= len(written) + 2
+    assert {p.name: oct(_mode(p)) for p in files} == {p.name: "0o644" for p in files}
+
+
+# --------------------------------------------------------------------------- batch
+
+
+def test_batch_writes_summary_xlsx_and_reports_progress(tmp_path: Path) -> None:
+    import shutil
+
+    from openpyxl import load_workbook
+
+    from georeview.pipeline.batch import review_many
+
+    batch = tmp_path / "batch"
+    for name in ("deerfield_minor_home", "deerfield_small_patio"):
+        shutil.copytree(REPO / "sample_sites" / name, batch / f"0{name}")
+    ticks: list[tuple[int, int]] = []
+    with umask(0o022):
+        res = review_many(batch, tmp_path / "out", on_submission=lambda d, t: ticks.append((d, t)))
+    assert ticks == [(0, 2), (1, 2), (2, 2)]
+    path = tmp_path / "out" / "summary.xlsx"
+    assert oct(_mode(path)) == "0o644"
+    wb = load_workbook(path)
+    ws = wb["summary"]
+    rows = list(ws.iter_rows(values_only=False))
+    header = [c.value for c in rows[0]]
+    assert header[:2] == ["Name", "Source"]
+    assert "Site area (sq ft)" in header
+    names = [r[0] for r in rows[1:]]
+    # the folder names start with a zero: text cells keep it
+    assert [c.value for c in names] == [r["name"] for r in res.rows]
+    assert all(c.value.startswith("0") and c.data_type == "s" for c in names)
+    area = rows[1][header.index("Site area (sq ft)")]
+    assert area.data_type == "n"
+    assert area.value > 0
+    legend = {r[0].value: r[1].value for r in wb["columns"].iter_rows(min_row=2)}
+    assert legend["Site area (sq ft)"] == "site_area_sqft"

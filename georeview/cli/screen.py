@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--layers", required=True, help="layers folder (with layers.toml)")
     parser.add_argument(
-        "--out", required=True, help="output .csv, .gpkg, .parquet, .fgb, .geojson or .shp"
+        "--out", required=True, help="output .csv, .xlsx, .gpkg, .parquet, .fgb, .geojson or .shp"
     )
     parser.add_argument("--crs", help="CRS of a CSV parcel file, e.g. EPSG:4326")
     parser.add_argument(
@@ -59,11 +59,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Run ``georeview screen``; print progress (on a terminal) and the summary."""
     # imported here: the parser (and ``--help``) needs none of pandas, shapely or the rules
+    from georeview.cli.progress import progress_bar
     from georeview.pipeline.assume import parse_columns
     from georeview.pipeline.run import run_screen
 
     quiet = bool(getattr(args, "quiet", False))
-    show = not quiet and sys.stderr.isatty()
     columns = parse_columns(args.columns, args.id_field)
     kw = {
         "assume": args.assume,
@@ -78,26 +78,8 @@ def main(args: argparse.Namespace) -> int:
         "crs": args.crs,
         "csv_bom": not args.no_bom,
     }
-    if show:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        ) as bar:
-            task = bar.add_task("partitions", total=None)
-
-            def tick(done: int, total: int) -> None:
-                bar.update(task, completed=done, total=total)
-
-            summary = run_screen(args.parcels, args.layers, args.out, on_partition=tick, **kw)
-    else:
-        summary = run_screen(args.parcels, args.layers, args.out, **kw)
+    with progress_bar("partitions", quiet=quiet) as tick:
+        summary = run_screen(args.parcels, args.layers, args.out, on_partition=tick, **kw)
     if not quiet:
         print("\n".join(summary.lines()))
     n_bad = summary.counts.get("status", {}).get("error", 0)

@@ -340,6 +340,7 @@ def write_layers_gpkg(review: Any, report: dict[str, Any], path: Path) -> Path:
         When the file cannot be written.
     """
     from georeview.geopackage import write_layer, write_table
+    from georeview.report.decimals import round_frame
     from georeview.report.gpkg_styles import styles_table
 
     path = Path(path)
@@ -348,7 +349,8 @@ def write_layers_gpkg(review: Any, report: dict[str, Any], path: Path) -> Path:
     try:
         tmp.unlink(missing_ok=True)
         for i, (name, gdf) in enumerate(frames.items()):
-            geom_type = SCHEMA[name][0]
+            geom_type, columns = SCHEMA[name]
+            gdf = round_frame(gdf, columns)  # shares to 4 decimals, sq ft to 0.1 ...
             write_layer(gdf, tmp, name, append=i > 0, geometry_type=geom_type)
         # QGIS's default style of each layer, drawn as map.html draws it
         styles = styles_table({name: SCHEMA[name][0] for name in frames})
