@@ -106,7 +106,7 @@ def run_screen(
     layers_dir : path
         Folder with layers.toml.
     out : path
-        Output ``.csv``, ``.gpkg``, ``.parquet``, ``.fgb``, ``.geojson`` or ``.shp``.
+        Output ``.csv``, ``.xlsx``, ``.gpkg``, ``.parquet``, ``.fgb``, ``.geojson`` or ``.shp``.
     assume : str, optional
         The assumed activity (:func:`parse_assume`).
     columns : mapping, optional
