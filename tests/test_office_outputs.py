@@ -397,3 +397,20 @@ def test_batch_writes_summary_xlsx_and_reports_progress(tmp_path: Path) -> None:
     assert area.value > 0
     legend = {r[0].value: r[1].value for r in wb["columns"].iter_rows(min_row=2)}
     assert legend["Site area (sq ft)"] == "site_area_sqft"
+
+
+def test_batch_review_ends_with_its_outcomes(tmp_path: Path, capsys) -> None:
+    import shutil
+
+    batch = tmp_path / "batch"
+    shutil.copytree(SAMPLE, batch / SAMPLE.name)
+    out = tmp_path / "out"
+    assert main(["review", str(batch), "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0].startswith("batch: 1 submissions, 1 reviewed, 0 errors")
+    # two of the sample home site's findings need information: its outcome is "incomplete"
+    assert lines[1] == "  outcome: incomplete 1"
+    assert f"  wrote {out / 'summary.xlsx'}" in lines
+    # off a terminal (pytest captures stderr) no progress bar is drawn
+    assert captured.err == ""
