@@ -55,20 +55,25 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _batch(args: argparse.Namespace, target: Path) -> int:
-    """Review a folder of submissions; print one line, and one per error row."""
+    """Review a folder of submissions; a bar on a terminal, then the summary and error rows."""
+    from georeview.cli.progress import progress_bar, show_progress
     from georeview.pipeline.batch import review_many
 
-    res = review_many(
-        target,
-        Path(args.out),
-        layers_dir=Path(args.layers) if args.layers else None,
-        overwrite=args.overwrite,
-    )
-    if not args.quiet:
+    quiet = bool(getattr(args, "quiet", False))
+    with progress_bar("submissions", show=show_progress(quiet)) as tick:
+        res = review_many(
+            target,
+            Path(args.out),
+            layers_dir=Path(args.layers) if args.layers else None,
+            overwrite=args.overwrite,
+            on_submission=tick,
+        )
+    if not quiet:
         print(
             f"{target.name}: {len(res.rows)} submissions, {res.n_ok} reviewed, "
             f"{res.n_error} errors, {res.seconds:.1f} s; summary {res.summary_csv}"
         )
+        print("\n".join(_outcome_lines(res.rows, res.out)))
         for r in res.rows:
             if r["status"] == "error":
                 print(f"  error: {r.get('name')}: {r.get('error')}")
@@ -82,6 +87,18 @@ def _batch(args: argparse.Namespace, target: Path) -> int:
         )
         return EXIT_SOME_FAILED
     return EXIT_OK
+
+
+def _outcome_lines(rows: tuple[dict, ...], out: Path) -> list[str]:
+    """The batch's counts by outcome, and the tables written beside the reports."""
+    from collections import Counter
+
+    from georeview.pipeline.submissions import RESERVED
+
+    counts = Counter(str(r.get("outcome") or r.get("status") or "-") for r in rows)
+    lines = ["  outcome: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))]
+    lines += [f"  wrote {out / name}" for name in RESERVED if (out / name).exists()]
+    return lines
 
 
 def _one(args: argparse.Namespace, target: Path, determinations: Path | None) -> int:

@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--layers", required=True, help="layers folder (with layers.toml)")
     parser.add_argument(
-        "--out", required=True, help="output .csv, .gpkg, .parquet, .fgb, .geojson or .shp"
+        "--out", required=True, help="output .csv, .xlsx, .gpkg, .parquet, .fgb, .geojson or .shp"
     )
     parser.add_argument("--crs", help="CRS of a CSV parcel file, e.g. EPSG:4326")
     parser.add_argument(

@@ -179,17 +179,9 @@ def refuse_elsewhere(
 
 def write_gpkg(gdf: gpd.GeoDataFrame, path: Path, layer: str, append: bool = False) -> None:
     """Write a layer to a GeoPackage 1.3 (multi-part geometries, as the downloads mix both)."""
-    import pyogrio
+    from georeview.geopackage import write_layer
 
-    pyogrio.write_dataframe(
-        gdf,
-        path,
-        layer=layer,
-        driver="GPKG",
-        append=append,
-        promote_to_multi=True,
-        dataset_options=None if append else {"VERSION": "1.3"},
-    )
+    write_layer(gdf, path, layer, append=append, promote_to_multi=True)
 
 
 def find_column(columns: Any, *names: str) -> str | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,11 @@ from georeview.errors import DataSourceError, GeoReviewError, OutputError
 from georeview.pipeline.batch_outputs import (
     SUMMARY_COLUMNS,
     in_one_crs,
+    with_outcomes,
     write_batch_index,
     write_sites,
     write_summary,
+    write_summary_xlsx,
 )
 from georeview.pipeline.submissions import find_submissions
 from georeview.pipeline.zipsafe import reason_of
@@ -144,21 +147,26 @@ def review_many(
     layers_dir: Path | str | None = None,
     overwrite: bool = False,
     workers: int = 1,
+    on_submission: Callable[[int, int], None] | None = None,
 ) -> BatchResult:
-    """Review every submission of a batch folder; write reports, summary.csv and sites.gpkg.
+    """Review every submission of a batch folder; write reports, summary.csv/.xlsx, sites.gpkg.
 
     Parameters
     ----------
     folder : path
         Folder of submission folders and zip files of them.
     out : path
-        Output folder: ``<name>/report.json|html``, ``map.html``, ``summary.csv``, ``sites.gpkg``.
+        Output folder: ``<name>/report.json|html``, ``map.html``, ``summary.csv``,
+        ``summary.xlsx``, ``sites.gpkg``.
     layers_dir : path, optional
         One layers folder for all; by default each submission's municipality picks its own.
     overwrite : bool
         Replace existing reports (otherwise such a submission becomes an error row).
     workers : int
         Review submissions in this many processes.
+    on_submission : callable, optional
+        Called with ``(reviewed, total)`` before the first and after each submission
+        (the command line's progress bar).
 
     Returns
     -------
@@ -182,9 +190,11 @@ def review_many(
             for name, _, sub, err in found
             if sub is not None
         ]
-        done = _run(jobs, workers)
+        done = _run(jobs, workers, on_submission)
         rows, sites = _rows(found, done)
+    rows = with_outcomes(out, rows)  # each report.json read once, for every table
     write_summary(summary_csv, rows)
+    write_summary_xlsx(out / "summary.xlsx", rows)
     crs, geoms = in_one_crs(sites)
     gpkg = write_sites(out / "sites.gpkg", rows, geoms, crs)
     write_batch_index(out / "index.html", rows, geoms, crs, title=f"Batch review: {folder.name}")
@@ -197,19 +207,30 @@ def review_many(
     )
 
 
-def _run(jobs: list[_Job], workers: int) -> dict[str, _Done]:
+def _run(
+    jobs: list[_Job], workers: int, on_submission: Callable[[int, int], None] | None = None
+) -> dict[str, _Done]:
     """Run the jobs (in ``workers`` processes when more than one); results by name.
 
     In one process the layers and jurisdictions of a layers folder are loaded once and
-    shared by its submissions.
+    shared by its submissions. ``on_submission(done, total)`` is called after each.
     """
+
+    def tick(n: int) -> None:
+        if on_submission is not None:
+            on_submission(n, len(jobs))
+
+    done: dict[str, _Done] = {}
+    tick(0)
     if workers > 1 and len(jobs) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            return dict(zip((j[0] for j in jobs), pool.map(_job, jobs), strict=True))
+            for job, result in zip(jobs, pool.map(_job, jobs), strict=True):
+                done[job[0]] = result
+                tick(len(done))
+        return done
     cache: dict = {}
-    done: dict[str, _Done] = {}
     for job_name, job_sub, job_out, job_layers, job_overwrite in jobs:
         done[job_name] = _guarded(
             job_name,
@@ -219,6 +240,7 @@ def _run(jobs: list[_Job], workers: int) -> dict[str, _Done]:
             job_overwrite,
             cache,
         )
+        tick(len(done))
     return done
 
 

@@ -1,4 +1,4 @@
-"""What a batch review writes beside the reports: summary.csv, sites.gpkg, index.html.
+"""What a batch review writes beside the reports: summary.csv and .xlsx, sites.gpkg, index.html.
 
 Every table reads each submission's summary row and, for its outcome, its report.json.
 """
@@ -17,7 +17,16 @@ from typing import Any
 from georeview.errors import GeoReviewError, OutputError
 from georeview.sanitise import csv_cell
 
-__all__ = ["SUMMARY_COLUMNS", "in_one_crs", "write_batch_index", "write_sites", "write_summary"]
+__all__ = [
+    "SUMMARY_COLUMNS",
+    "SUMMARY_LABELS",
+    "in_one_crs",
+    "with_outcomes",
+    "write_batch_index",
+    "write_sites",
+    "write_summary",
+    "write_summary_xlsx",
+]
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +55,30 @@ SUMMARY_COLUMNS = (
     "report",
     "report_html",
 )
+#: Each summary column's header in summary.xlsx (plain words, units) and its meaning.
+SUMMARY_LABELS: dict[str, tuple[str, str]] = {
+    "name": ("Name", "the submission's output folder under the batch's output"),
+    "source": ("Source", "the folder or zip entry it was read from"),
+    "status": ("Status", "ok (reviewed) or error (see Error)"),
+    "outcome": (
+        "Outcome",
+        "error, fails, incomplete, extraordinary, the category, or not regulated",
+    ),
+    "error": ("Error", "why the submission could not be reviewed"),
+    "municipality": ("Municipality", "the ordinance it was reviewed against"),
+    "jurisdiction": ("Jurisdiction", "village, extraterritorial, outside, straddles ..."),
+    "regulated": ("Regulated", "yes, no or unknown"),
+    "category": ("Category", "the ordinance's category"),
+    "larger_site": ("Larger site", "yes, no or unknown"),
+    "extraordinary": ("Extraordinary", "yes, no or unknown"),
+    "site_area_sqft": ("Site area (sq ft)", "the site polygon's area, in the working CRS"),
+    "disturbed_area_sqft": ("Disturbed area (sq ft)", "the disturbance polygon's area"),
+    "fail": ("Findings failing", "findings with status fail"),
+    "needs_info": ("Findings needing information", "findings with status needs_info"),
+    "pass": ("Findings passing", "findings with status pass"),
+    "report": ("Report (JSON)", "path of report.json, relative to the batch's output"),
+    "report_html": ("Report (HTML)", "path of report.html, relative to the batch's output"),
+}
 #: CRS of sites.gpkg and index.html when no submission could be read (otherwise the
 #: working CRS of the submissions' layers).
 _DEFAULT_CRS = "EPSG:3071"
@@ -77,7 +110,7 @@ def _outcome(row: Mapping[str, Any], report: Mapping[str, Any] | None) -> dict[s
     }
 
 
-def _with_outcomes(out: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_outcomes(out: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows with their outcome columns, each report.json read once."""
     full = []
     for r in rows:
@@ -98,13 +131,44 @@ def write_summary(path: Path, rows: list[dict[str, Any]]) -> None:
     """Write summary.csv: one row per submission, every cell made safe for a spreadsheet."""
     from georeview.report.files import write_atomic
 
-    rows = _with_outcomes(path.parent, rows)
+    rows = with_outcomes(path.parent, rows)
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(SUMMARY_COLUMNS), lineterminator="\n")
     w.writeheader()
     for r in rows:
         w.writerow({k: csv_cell(r.get(k, "")) for k in SUMMARY_COLUMNS})
     write_atomic(path, buf.getvalue())
+
+
+def write_summary_xlsx(path: Path, rows: list[dict[str, Any]]) -> Path:
+    """Write summary.xlsx: summary.csv's rows, names as text, a header in words.
+
+    The workbook is built in memory (a batch has one row per submission) and written
+    whole by :func:`~georeview.report.files.write_atomic`.
+    """
+    import io
+
+    import pandas as pd
+
+    from georeview.report.decimals import round_frame
+    from georeview.report.files import write_atomic
+    from georeview.report.xlsx import write_xlsx
+
+    rows = with_outcomes(path.parent, rows)
+    frame = pd.DataFrame(
+        [{k: r.get(k) for k in SUMMARY_COLUMNS} for r in rows], columns=list(SUMMARY_COLUMNS)
+    )
+    numbers = ("site_area_sqft", "disturbed_area_sqft", "fail", "needs_info", "pass")
+    for col in numbers:
+        frame[col] = pd.to_numeric(frame[col].replace("", None))
+    text = [c for c in SUMMARY_COLUMNS if c not in numbers]
+    for col in text:
+        frame[col] = frame[col].astype("string")
+    frame = round_frame(frame, SUMMARY_COLUMNS)
+    columns = [(c, *SUMMARY_LABELS[c]) for c in SUMMARY_COLUMNS]
+    buf = io.BytesIO()
+    write_xlsx(buf, [frame], columns, n_rows=len(frame), sheet="summary", text_columns=text)
+    return write_atomic(path, buf.getvalue())
 
 
 def in_one_crs(sites: list[Any]) -> tuple[str, list[Any]]:
@@ -186,7 +250,7 @@ def write_batch_index(
 
     from georeview.report.index import write_index
 
-    rows = _with_outcomes(path.parent, rows)
+    rows = with_outcomes(path.parent, rows)
     frame = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
     gdf = gpd.GeoDataFrame(frame, geometry=list(sites), crs=crs)
     columns = [
@@ -219,27 +283,23 @@ def write_sites(path: Path, rows: list[dict[str, Any]], sites: list[Any], crs: s
     import geopandas as gpd
     import pandas as pd
 
+    from georeview.geopackage import write_layer
+    from georeview.report.decimals import round_frame
+
     keep = [i for i, s in enumerate(sites) if s is not None]
     if not keep:
         return None
-    rows = _with_outcomes(path.parent, rows)
+    rows = with_outcomes(path.parent, rows)
     frame = pd.DataFrame([rows[i] for i in keep], columns=list(SUMMARY_COLUMNS))
     for col in ("site_area_sqft", "disturbed_area_sqft"):
         frame[col] = pd.to_numeric(frame[col])
     gdf = gpd.GeoDataFrame(frame, geometry=[sites[i] for i in keep], crs=crs)
+    gdf = round_frame(gdf, SUMMARY_COLUMNS)
     tmp = path.with_name(f".{path.stem}.partial-{os.getpid()}{path.suffix}")
     try:
         tmp.unlink(missing_ok=True)
         # GeoPackage 1.3 with typed MultiPolygon geometry, as the screening's (ArcGIS Pro 3.x)
-        gdf.to_file(
-            tmp,
-            layer="sites",
-            driver="GPKG",
-            engine="pyogrio",
-            dataset_options={"VERSION": "1.3"},
-            geometry_type="MultiPolygon",
-            promote_to_multi=True,
-        )
+        write_layer(gdf, tmp, "sites", geometry_type="MultiPolygon", promote_to_multi=True)
         os.replace(tmp, path)
     except OSError as exc:
         raise OutputError(f"cannot write ({exc})", path=path) from None

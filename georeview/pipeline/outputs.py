@@ -1,7 +1,8 @@
 """Screening outputs: the finished partitions assembled into one file.
 
 CSV, GeoPackage, GeoParquet, FlatGeobuf, GeoJSON or shapefile, each written under a
-temporary name and renamed when complete.
+temporary name and renamed when complete. The result columns' numbers are rounded as
+they are written (:mod:`georeview.report.decimals`); the partitions keep them whole.
 """
 
 from __future__ import annotations
@@ -26,22 +27,19 @@ from georeview.pipeline.partitions import (
     read_part_table,
     tmp_name,
 )
+from georeview.pipeline.results import RESULT_COLUMNS, RESULT_LABELS
+from georeview.report.decimals import round_arrow, round_frame
 from georeview.sanitise import neutralise_formulas
 
 log = logging.getLogger(__name__)
 
 #: Output formats by suffix.
-OUTPUT_SUFFIXES = (".csv", ".gpkg", ".parquet", ".fgb", ".geojson", ".shp")
+OUTPUT_SUFFIXES = (".csv", ".xlsx", ".gpkg", ".parquet", ".fgb", ".geojson", ".shp")
 
 
 #: Result columns holding yes / no / unknown: nullable booleans in GeoPackage, FlatGeobuf
 #: and GeoJSON outputs (text in CSV, Parquet and shapefile, which have no null boolean).
 TRI_STATE_COLUMNS = ("straddles", "regulated", "larger_site", "extraordinary")
-
-
-#: GeoPackage version written (GDAL's VERSION creation option): ArcGIS Pro 3.0-3.4 lists
-#: GeoPackage 1.0-1.3 only, and GDAL 3.12 writes 1.4 by default.
-GPKG_VERSION = "1.3"
 
 
 #: Longest field name of a dBase (.dbf) table, the attribute part of a shapefile.
@@ -90,6 +88,8 @@ def assemble(work: WorkFolder, out: Path, n_parts: int, *, csv_bom: bool = True)
             _assemble_parquet(work, n_parts, tmp, tally)
         elif suffix == ".csv":
             _assemble_csv(work, n_parts, tmp, tally, bom=csv_bom)
+        elif suffix == ".xlsx":
+            _assemble_xlsx(work, n_parts, tmp, tally, out=out)
         else:
             short = _assemble_gdal(work, n_parts, tmp, suffix, tally, layer=out.stem, cut=cut)
         _finish(tmp, out, suffix, short, cut)
@@ -107,6 +107,7 @@ def _assemble_parquet(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally) -
         for table in _read_ahead(read_part_table, [work.part(i) for i in range(n_parts)]):
             table = table.replace_schema_metadata(None)
             tally.add(table)
+            table = round_arrow(table, RESULT_COLUMNS)
             writer.write_table(
                 table.cast(unified.remove_metadata()).replace_schema_metadata(unified.metadata)
             )
@@ -116,6 +117,13 @@ def _assemble_parquet(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally) -
 
 def _assemble_csv(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally, *, bom: bool) -> None:
     """Append every partition's rows (without the geometry) to one CSV file."""
+    for i, table in enumerate(_attribute_tables(work, n_parts)):
+        tally.add(table)
+        _append_csv(round_frame(table.to_pandas(), RESULT_COLUMNS), tmp, first=i == 0, bom=bom)
+
+
+def _attribute_tables(work: WorkFolder, n_parts: int) -> Any:
+    """Each partition's Arrow table without its geometry column (never decoded)."""
 
     def attributes(path: Path) -> Any:
         # as geopandas reads it (Arrow -> pandas), without reading the geometry at all
@@ -123,10 +131,44 @@ def _assemble_csv(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally, *, bo
         geometry = _geometry_column(schema)
         return read_part_table(path, columns=[c for c in schema.names if c != geometry])
 
-    paths = [work.part(i) for i in range(n_parts)]
-    for i, table in enumerate(_read_ahead(attributes, paths)):
-        tally.add(table)
-        _append_csv(table.to_pandas(), tmp, first=i == 0, bom=bom)
+    return _read_ahead(attributes, [work.part(i) for i in range(n_parts)])
+
+
+def _part_rows(path: Path) -> int:
+    """Rows of a finished partition, read from its record batches' headers."""
+    import pyarrow as pa
+
+    with pa.memory_map(str(path)) as source:
+        reader = pa.ipc.open_file(source)
+        return sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
+
+
+def _assemble_xlsx(work: WorkFolder, n_parts: int, tmp: Path, tally: Tally, *, out: Path) -> None:
+    """Write every partition's rows (without the geometry) to one sheet of an .xlsx.
+
+    The parcel id is text whatever its type; the header names each result column in
+    words with its units (:data:`~georeview.pipeline.results.RESULT_LABELS`), and the
+    ``columns`` sheet gives each header's machine name and meaning.
+    """
+    from georeview.report.xlsx import check_rows, write_xlsx
+
+    n_rows = sum(_part_rows(work.part(i)) for i in range(n_parts))
+    check_rows(n_rows, out)  # before a byte is written
+    schema = part_schema(work.part(0))
+    names = [c for c in schema.names if c != _geometry_column(schema)]
+
+    def frames() -> Any:
+        for table in _attribute_tables(work, n_parts):
+            tally.add(table)
+            yield round_frame(table.to_pandas(), RESULT_COLUMNS)
+
+    columns = [
+        (c, *RESULT_LABELS[c]) if c in RESULT_LABELS else (c, c, "from the parcel file")
+        for c in names
+    ]
+    write_xlsx(
+        tmp, frames(), columns, n_rows=n_rows, sheet="parcels", text_columns=("parcel_id",)
+    )
 
 
 def _read_ahead(read: Any, paths: Sequence[Path]) -> Any:
@@ -165,6 +207,8 @@ def _assemble_gdal(
     for i in range(n_parts):
         part = read_part(work.part(i))
         tally.add(part)
+        # counted unrounded; written to the decimals of report.decimals
+        part = round_frame(part, RESULT_COLUMNS)
         if suffix == ".gpkg":
             _write_gpkg(_typed(part), tmp, layer=layer, append=i > 0)
         elif suffix == ".shp":
@@ -242,12 +286,13 @@ def _typed(part: Any) -> Any:
     return out
 
 
-def _gdal_write(frame: Any, path: Path, **kw: Any) -> None:
+def _gdal_write(frame: Any, path: Path, *, write: Any = None, **kw: Any) -> None:
+    """``write(frame, path, use_arrow=True, **kw)`` (pyogrio's by default), errors named."""
     import pyogrio
 
     try:
         # the Arrow path writes pandas nullable booleans as OGR booleans with nulls
-        pyogrio.write_dataframe(frame, path, use_arrow=True, **kw)
+        (write or pyogrio.write_dataframe)(frame, path, use_arrow=True, **kw)
     except OSError:
         raise
     except Exception as exc:  # pyogrio/GDAL errors
@@ -256,15 +301,16 @@ def _gdal_write(frame: Any, path: Path, **kw: Any) -> None:
 
 def _write_gpkg(frame: Any, path: Path, *, layer: str, append: bool) -> None:
     """Append to a GeoPackage 1.3 with a typed MultiPolygon geometry column."""
+    from georeview.geopackage import write_layer
+
     _gdal_write(
         frame,
         path,
+        write=write_layer,
         layer=layer,
-        driver="GPKG",
         append=append,
         geometry_type="MultiPolygon",
         promote_to_multi=True,
-        **({} if append else {"dataset_options": {"VERSION": GPKG_VERSION}}),
     )
 
 

@@ -35,14 +35,16 @@ _GEOM_NAMES = np.array(
 NONFINITE = "a coordinate is not a finite number (NaN or Infinity)"
 
 
-def prepare_geometries(geoms: Any, src_crs: Any, working_crs: Any) -> tuple[Any, Any, Any]:
+def prepare_geometries(geoms: Any, src_crs: Any, working_crs: Any) -> tuple[Any, Any, Any, Any]:
     """Check, repair and reproject parcel geometries, all at once.
 
     Returns
     -------
-    (geoms, status, error) : numpy arrays
+    (geoms, status, error, written) : numpy arrays
         Geometries in the working CRS (``None`` for error rows); status ``ok``,
-        ``repaired`` or ``error``; the reason (repair or error) or ``""``.
+        ``repaired`` or ``error``; the reason (repair or error) or ``""``; and the
+        geometry to write in the input's CRS: the repaired one where the input was
+        invalid, the input elsewhere (``None`` for error rows).
     """
     import geopandas as gpd
 
@@ -75,6 +77,8 @@ def prepare_geometries(geoms: Any, src_crs: Any, working_crs: Any) -> tuple[Any,
     out = np.full(n, None, dtype=object)
     out[ok] = geoms[ok]
     out, status, error = _repair(out, status, error, "")
+    # what the output holds, in the input's CRS: the repair, never the invalid input
+    written = out.copy()
     if src_crs is None:
         raise CRSError("the parcel layer has no coordinate reference system", field="parcels")
     good = status != "error"
@@ -92,7 +96,8 @@ def prepare_geometries(geoms: Any, src_crs: Any, working_crs: Any) -> tuple[Any,
     zero = np.zeros(n, dtype=bool)
     zero[good] = shapely.area(out[good]) <= 0
     status[zero], error[zero], out[zero] = "error", "the parcel has no area", None
-    return out, status, error
+    written[status == "error"] = None
+    return out, status, error, written
 
 
 def _same_crs(src_crs: Any, working_crs: Any) -> bool:

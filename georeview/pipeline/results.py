@@ -19,6 +19,7 @@ from georeview.rules.judge import STATUSES, Verdicts
 
 __all__ = [
     "RESULT_COLUMNS",
+    "RESULT_LABELS",
     "Coded",
     "coded",
     "judgement_columns",
@@ -72,6 +73,52 @@ RESULT_COLUMNS = (
     "rules",
     "citations",
 )
+
+
+#: Each result column's header in an .xlsx output (plain words, units) and its meaning;
+#: the workbook's ``columns`` sheet lists them beside the machine names.
+RESULT_LABELS: dict[str, tuple[str, str]] = {
+    "row": ("Input row", "row number in the parcel file, from 0"),
+    "parcel_id": ("Parcel ID", "the parcel's id, as text (leading zeros kept)"),
+    "status": ("Status", "ok, repaired (invalid geometry repaired, see Error) or error"),
+    "error": ("Error or repair", "why the parcel could not be screened, or what was repaired"),
+    "jurisdiction": (
+        "Jurisdiction",
+        "village, extraterritorial, outside or undetermined (where most of the parcel lies)",
+    ),
+    "share_village": ("Share in village (0-1)", "share of the parcel's area in the village"),
+    "share_extraterritorial": (
+        "Share extraterritorial (0-1)",
+        "share of the parcel's area in the village's extraterritorial area",
+    ),
+    "share_outside": ("Share outside (0-1)", "share of the parcel's area outside both"),
+    "straddles": ("Straddles a line", "yes when the parcel lies in more than one jurisdiction"),
+    "municipality": ("Municipality", "the municipality holding most of the parcel"),
+    "area_sqft": ("Area (sq ft)", "the parcel's area, in the working CRS"),
+    "disturbed_sqft": ("Disturbed, assumed (sq ft)", "the disturbance --assume states"),
+    "floodplain_sqft": ("Floodplain (sq ft)", "area in the mapped 1 % floodplain"),
+    "floodway_sqft": ("Floodway (sq ft)", "area in the mapped floodway"),
+    "wetland_sqft": ("Wetland (sq ft)", "area in mapped wetlands"),
+    "steep_slope_sqft": (
+        "Steep slopes (sq ft)",
+        "area at or above the ordinance's steep-slope threshold (DEM)",
+    ),
+    "steep_slope_gt_sqft": (
+        "Steep slopes, over threshold (sq ft)",
+        "area strictly above the steep-slope threshold (DEM)",
+    ),
+    "kinds": ("Activity kinds", "kinds of activity assumed or read from the parcel's class"),
+    "regulated": ("Regulated", "yes, no or unknown: whether the ordinance applies"),
+    "category": ("Category", "the ordinance's category of the assumed activity"),
+    "larger_site": ("Larger site", "yes, no or unknown"),
+    "extraordinary": ("Extraordinary", "yes, no or unknown"),
+    "reach_citation": ("Reach citation", "the section that sets where the ordinance applies"),
+    "exempt_by": ("Exempt by", "citations of the exemptions that apply"),
+    "triggered_by": ("Triggered by", "citations of the triggers that apply"),
+    "classified_by": ("Classified by", "citations of the classifying rules that apply"),
+    "rules": ("Rules", "ids of the rules that apply"),
+    "citations": ("Citations", "citations of the rules that apply"),
+}
 
 
 def text_column(coded: Coded, ok: Any | None = None) -> Any:

@@ -106,7 +106,7 @@ def run_screen(
     layers_dir : path
         Folder with layers.toml.
     out : path
-        Output ``.csv``, ``.gpkg``, ``.parquet``, ``.fgb``, ``.geojson`` or ``.shp``.
+        Output ``.csv``, ``.xlsx``, ``.gpkg``, ``.parquet``, ``.fgb``, ``.geojson`` or ``.shp``.
     assume : str, optional
         The assumed activity (:func:`parse_assume`).
     columns : mapping, optional
@@ -148,6 +148,10 @@ def run_screen(
     cols = dict(columns or WISCONSIN_COLUMNS)
     source, info = Source(str(Path(parcels).resolve()), layer, crs).inspected()
     n_rows = info.features
+    if out.suffix.lower() == ".xlsx":
+        from georeview.report.xlsx import check_rows
+
+        check_rows(n_rows, out)  # before hours of screening, not after
     check_columns(cols, info.fields, path=parcels)
     layers = load_layers(Path(layers_dir))
     extent = layers_extent(layers)

@@ -67,7 +67,9 @@ def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
         columns of the same name are renamed ``in_<name>``).
     """
     n = len(frame)
-    geoms, status, error = prepare_geometries(frame.geometry.values, frame.crs, ctx.working_crs)
+    geoms, status, error, written = prepare_geometries(
+        frame.geometry.values, frame.crs, ctx.working_crs
+    )
     ok = status != "error"
     g = geoms[ok]
     unit2 = ctx.sqft_per_unit2
@@ -125,7 +127,7 @@ def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
         "kinds": text_column(kinds_text(kinds), ok),
         **{c: text_column(v, ok) for c, v in cols.items()},
     }
-    return with_results(frame, result, error == NONFINITE)
+    return with_results(frame, result, error == NONFINITE, repaired=(status == "repaired", written))
 
 
 def locate_parcels(
@@ -172,16 +174,29 @@ def resource_areas(g: Any, ctx: ScreenContext, tree: Any = None) -> dict[str, An
     }
 
 
-def with_results(frame: Any, result: dict[str, Any], drop_geometry: Any) -> Any:
-    """The input rows with the result columns appended (clashing inputs renamed ``in_*``)."""
+def with_results(
+    frame: Any,
+    result: dict[str, Any],
+    drop_geometry: Any,
+    *,
+    repaired: tuple[Any, Any] | None = None,
+) -> Any:
+    """The input rows with the result columns appended (clashing inputs renamed ``in_*``).
+
+    ``repaired``: (which rows, their geometries in the input's CRS): a repaired parcel
+    is written with the geometry it was screened with, not its invalid input.
+    """
     import geopandas as gpd
 
     out = frame
-    if drop_geometry.any():
+    fix = repaired is not None and bool(np.any(repaired[0]))
+    if drop_geometry.any() or fix:
+        geo = out.geometry.to_numpy().copy()
         # A geometry with NaN/Infinity cannot be written or drawn faithfully: its row
         # keeps the attributes and the error, not the broken shape.
-        geo = out.geometry.to_numpy().copy()
         geo[drop_geometry] = None
+        if repaired is not None and fix:
+            geo[repaired[0]] = repaired[1][repaired[0]]
         out = out.set_geometry(gpd.GeoSeries(geo, crs=frame.crs, index=frame.index))
     clash = [c for c in RESULT_COLUMNS if c in out.columns]
     if clash:

@@ -28,7 +28,7 @@ def is_batch(path: Path | str) -> bool:
 
 
 #: Names in ``--out`` that belong to the batch itself, never given to a submission.
-RESERVED = ("summary.csv", "sites.gpkg", "index.html")
+RESERVED = ("summary.csv", "summary.xlsx", "sites.gpkg", "index.html")
 
 
 def find_submissions(folder: Path, scratch: Path) -> list[tuple[str, str, Path | None, str]]:

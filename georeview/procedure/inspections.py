@@ -570,11 +570,10 @@ def write(result: InspectionResult, out_path: str | Path, *, overwrite: bool = F
         raise OutputError("unknown report format: use .html, .csv or .json", path=out)
     if out.exists() and not overwrite:
         raise OutputError("exists; pass --overwrite to replace it", path=out)
-    text = renderers[suffix](result)
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise OutputError(f"cannot write: {exc.strerror or exc}", path=out) from exc
+    from georeview.report.files import write_atomic
+
+    # whole or not at all, with a normal file's mode (as every other output)
+    write_atomic(out, renderers[suffix](result))
     logger.info("wrote %s", out)
     return out
 

@@ -23,7 +23,9 @@ attributes a reviewer filters on:
 
 A layer with nothing in it (no steep slopes, no DEM) is still written, empty, with
 its columns, so that a project file or a model built on the GeoPackage finds every
-layer. The file is written to a temporary name and renamed.
+layer. The file is GeoPackage 1.3 (:mod:`georeview.geopackage`), written to a temporary
+name and renamed. Its ``layer_styles`` table holds each layer's QGIS default style, in
+the map's colours (:mod:`georeview.report.gpkg_styles`).
 """
 
 from __future__ import annotations
@@ -337,14 +339,22 @@ def write_layers_gpkg(review: Any, report: dict[str, Any], path: Path) -> Path:
     OutputError
         When the file cannot be written.
     """
+    from georeview.geopackage import write_layer, write_table
+    from georeview.report.decimals import round_frame
+    from georeview.report.gpkg_styles import styles_table
+
     path = Path(path)
     frames = review_layers(review, report)
     tmp = path.with_name(f".{path.stem}.partial-{os.getpid()}{path.suffix}")
     try:
         tmp.unlink(missing_ok=True)
-        for name, gdf in frames.items():
-            geom_type = SCHEMA[name][0]
-            gdf.to_file(tmp, layer=name, driver="GPKG", engine="pyogrio", geometry_type=geom_type)
+        for i, (name, gdf) in enumerate(frames.items()):
+            geom_type, columns = SCHEMA[name]
+            gdf = round_frame(gdf, columns)  # shares to 4 decimals, sq ft to 0.1 ...
+            write_layer(gdf, tmp, name, append=i > 0, geometry_type=geom_type)
+        # QGIS's default style of each layer, drawn as map.html draws it
+        styles = styles_table({name: SCHEMA[name][0] for name in frames})
+        write_table(styles, tmp, "layer_styles", fid="id")
         os.replace(tmp, path)
     except (OSError, RuntimeError) as exc:  # pyogrio's write errors are RuntimeErrors
         raise OutputError(f"cannot write ({exc})", path=path) from None

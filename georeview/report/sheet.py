@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import shapely
 
-from georeview.errors import InputError, OutputError
+from georeview.errors import InputError
 from georeview.report.sheet_layers import contours, draw_layers
 from georeview.report.sheet_layout import (
     SheetInfo,
@@ -100,19 +98,16 @@ def _map_axes(fig: Any, layout: SheetLayout, extent: tuple[float, ...]) -> Any:
 
 
 def _write_pdf(fig: Any, out_pdf: Path, metadata: dict[str, str]) -> None:
-    """Save the figure as PDF through a temporary file in the same folder."""
+    """Save the figure as PDF through a temporary file in the same folder (normal mode)."""
     import matplotlib as mpl
 
-    out_pdf.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".pdf", dir=out_pdf.parent)
-    os.close(fd)
-    try:
-        with mpl.rc_context({"pdf.fonttype": 42, "path.simplify": False}):
-            fig.savefig(tmp, format="pdf", metadata=metadata)
-        os.replace(tmp, out_pdf)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise OutputError(f"cannot write the sheet ({exc.strerror})", path=out_pdf) from None
+    from georeview.report.files import atomic_path
+
+    with (
+        atomic_path(out_pdf) as tmp,
+        mpl.rc_context({"pdf.fonttype": 42, "path.simplify": False}),
+    ):
+        fig.savefig(tmp, format="pdf", metadata=metadata)
 
 
 @_literal_text

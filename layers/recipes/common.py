@@ -139,7 +139,12 @@ def write_gpkg(gdf: gpd.GeoDataFrame, path: Path, layer: str, *, append: bool = 
     if not append and path.exists():
         path.unlink()
     gdf = gdf.reset_index(drop=True)
-    pyogrio.write_dataframe(gdf, path, layer=layer, driver="GPKG", append=append)
+    # GeoPackage 1.3, as every GeoPackage georeview writes (georeview.geopackage.GPKG_VERSION;
+    # this script runs stand-alone)
+    options = None if append else {"VERSION": "1.3"}
+    pyogrio.write_dataframe(
+        gdf, path, layer=layer, driver="GPKG", append=append, dataset_options=options
+    )
     log.info("wrote %s layer %s (%d features)", path.name, layer, len(gdf))
 
 
