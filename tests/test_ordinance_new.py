@@ -256,8 +256,9 @@ def test_check_reports_every_seeded_defect(packs, capsys):
     )
     # 4. a coverage entry pointing to a rule that does not exist
     _edit(pack / "coverage.toml", 'rules = ["waunakee.31.04"]', 'rules = ["waunakee.31.04.x"]')
-    # 5. a file missing
+    # 5. a file missing, a design depth below 0
     (pack / "usle.toml").unlink()
+    _edit(pack / "rainfall.toml", "depths_in = {}", 'depths_in = { "2yr" = -2.9 }')
 
     code, lines, err = _check("waunakee", capsys)
     assert code == 2
@@ -280,6 +281,7 @@ def test_check_reports_every_seeded_defect(packs, capsys):
     said(main_toml, "parameters.etj_miles", "no reach (miles) for town")
     said(sitemap, "rules.waunakee.31.09.1.A.1.adjacent.applies_when", "fraction (0 to 1)", "1.5")
     said(pack / "coverage.toml", "paragraph 31.04", "no rule 'waunakee.31.04.x'")
+    said(pack / "rainfall.toml", "depths_in.2yr", "inches above 0", "-2.9")
     assert f"{pack / 'usle.toml'}: file not found; it holds the USLE R factor" in errors
     # each problem once, and all of them: the loader stopped at the first before
     assert len(_errors(lines)) == len(set(_errors(lines))) >= 10
@@ -298,6 +300,15 @@ def test_check_names_a_rule_citing_a_paragraph_the_text_lacks(packs, capsys):
         f"{plan}: rules.{first.group(1)}.citation: cites 31.99(9), not a paragraph of the "
         "text" in lines
     )
+
+
+def test_a_missing_ordinance_text_is_named_not_an_internal_error(packs, capsys):
+    _new("waunakee", "deerfield", capsys)
+    text = packs / "waunakee" / "ordinance.txt"
+    text.unlink()
+    code, lines, _ = _check("waunakee", capsys)
+    assert code == 2
+    assert _errors(lines) == [f"{text}: file not found; it holds the adopted text"]
 
 
 def test_review_without_the_adjacent_rule_names_the_file_and_the_fix(packs, tmp_path, capsys):

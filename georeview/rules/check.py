@@ -78,20 +78,24 @@ def check_municipality(name: str) -> list[Problem]:
 
     path = folder(name)
     municipality = path.name.lower()
-    out = _missing_files(path)
+    missing = _missing_files(path)
     if not (path / MAIN_FILE).is_file():
-        return out
+        return missing
     ordinance, loaded = folder_problems(path)
-    out += [_from_error(e, path / MAIN_FILE) for e in loaded]
+    out = [_from_error(e, path / MAIN_FILE) for e in loaded]
     if ordinance is not None:
         files = {rid: str(f) for rid, f in rule_files(path).items()}
         out += _code_lookups(ordinance, path, files)
         out += _values(ordinance, path, files)
         out += _tables(municipality, path)
+        out += _table_values(path)
         out += _coverage(municipality, ordinance, path, files)
         out += _warnings(ordinance, path, files)
-    # Once each (a file missing is also a table that cannot be read), errors first.
-    unique = list(dict.fromkeys(out))
+    # A missing file is said once, not again by each reader of it; each problem once;
+    # errors first.
+    gone = {p.file for p in missing}
+    out = [p for p in out if not (p.file in gone and p.key == "")]
+    unique = list(dict.fromkeys([*missing, *out]))
     return sorted(unique, key=lambda p: p.level != "error")
 
 
@@ -301,10 +305,37 @@ def _tables(municipality: str, path: Path) -> list[Problem]:
             read()
         except GeoReviewError as exc:
             out.append(_from_error(exc, path / name))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, OSError) as exc:
             # Tables a review reads without a schema of their own: a key or type the code
             # expects is missing; say which.
             out.append(Problem(str(path / name), "", f"cannot be read: {type(exc).__name__} {exc}"))
+    return out
+
+
+def _table_values(path: Path) -> list[Problem]:
+    """Design depths (in) and the R factor: positive numbers, storms the code knows."""
+    from georeview.config import read_toml
+
+    out: list[Problem] = []
+    rain, usle = path / "rainfall.toml", path / "usle.toml"
+    try:
+        depths = read_toml(rain).get("depths_in", {}) if rain.is_file() else {}
+        r = read_toml(usle).get("r_factor", {}) if usle.is_file() else {}
+    except GeoReviewError:
+        return out  # said by _tables
+    for storm, depth in depths.items() if isinstance(depths, dict) else ():
+        if storm not in storm_keys() or not _positive(depth):
+            out.append(
+                Problem(
+                    str(rain),
+                    f"depths_in.{storm}",
+                    f"must be a storm of {', '.join(storm_keys())} with a depth in inches "
+                    f"above 0, got {depth!r}",
+                )
+            )
+    value = r.get("value") if isinstance(r, dict) else None
+    if value is not None and not _positive(value):
+        out.append(Problem(str(usle), "r_factor.value", f"must be above 0, got {value!r}"))
     return out
 
 
@@ -320,7 +351,7 @@ def _coverage(
         found = problems(municipality, ordinance)
     except GeoReviewError as exc:
         return [_from_error(exc, path / "coverage.toml")]
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OSError) as exc:
         return [
             Problem(str(path / "coverage.toml"), "", f"cannot be read: {type(exc).__name__} {exc}")
         ]

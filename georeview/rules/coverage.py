@@ -34,7 +34,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from georeview.config import StrictModel, parse_model, read_toml
-from georeview.errors import ConfigError
+from georeview.errors import ConfigError, DataSourceError
 
 __all__ = [
     "REASONS",
@@ -165,7 +165,15 @@ def paragraphs(municipality: str) -> tuple[TextParagraph, ...]:
     subdivision's id is its parent's id plus its label (``17.08(C)`` + ``(3)`` + ``(d)``).
     """
     spec = load_coverage(municipality).text
-    lines = _file(municipality, spec.file).read_text(encoding="utf-8").splitlines()
+    path = _file(municipality, spec.file)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise DataSourceError(
+            "the ordinance text named in coverage.toml [text] file is not found", path=path
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataSourceError(f"cannot read the ordinance text ({exc})", path=path) from None
     return parse_text(lines, spec)
 
 
