@@ -186,6 +186,9 @@ def test_a_copy_checks_clean_and_reviews_like_its_source(
     # the warnings say the text is still the source's
     text_warning = f"{packs / name / 'ordinance.txt'}: warning: is the text of {source} "
     assert any(ln.startswith(text_warning) for ln in lines)
+    assert any(
+        ln.startswith(f"{packs / name / 'ordinance.toml'}: title: warning: ") for ln in lines
+    )
     sub, layers = _sample_under(name, source, sample, tmp_path)
     new = _review(sub, layers, tmp_path / "out_new")
     old = _review(ROOT / "sample_sites" / sample, ROOT / "layers" / source, tmp_path / "out_old")

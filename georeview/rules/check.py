@@ -414,6 +414,9 @@ def _warnings(ordinance: Ordinance, path: Path, files: dict[str, str]) -> list[P
         for name in ordinance.parameters
         if name not in used and name not in CODE_PARAMETERS
     ]
+    if ": copy of " in ordinance.title:
+        # set by `georeview ordinance new` (ordinances.scaffold), to be replaced
+        out.append(Problem(main, "title", f"still says it is a copy: {ordinance.title}", "warning"))
     text = path / "ordinance.txt"
     for other, where in municipalities().items():
         theirs = where / "ordinance.txt"
