@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("rules", "print every rule with its citation"),
     "inspections": ("inspections", "check an inspection log against rainfall"),
     "layers": ("layers", "build a municipality's layers folder from public downloads"),
+    "ordinance": ("ordinance", "start a municipality's ordinance folder from another's (new)"),
 }
 
 

@@ -102,19 +102,37 @@ def adjacent_distance_ft(municipality: str) -> float:
     ConfigError
         When the ordinance has no such rule or its limit is not a positive number.
     """
+    from georeview.ordinances import folder
     from georeview.rules import load_ordinance
+    from georeview.rules.expected import rule_id
 
     ordinance = load_ordinance(municipality)
-    rid = f"{municipality}.sitemap.adjacent"
-    for rule in ordinance.rules:
-        if rule.id == rid:
-            if isinstance(rule.limit, (int, float)) and rule.limit > 0:
-                return float(rule.limit)
-            break
+    rid = rule_id(municipality, "sitemap.adjacent")
+    rule = ordinance.rule(rid)
+    if rule is not None and _positive(rule.limit):
+        return float(rule.limit)
+    from georeview.rules.load import rule_files
+
+    where = folder(municipality)
+    if rule is None:
+        # The file to add it to: the rule file of the site-map rules, if there is one.
+        name = next((n for n in ordinance.rule_files if "sitemap" in n), "ordinance.toml")
+        file, problem = where / name, f"no rule {rid!r}"
+    else:
+        file = rule_files(where).get(rid, where / "ordinance.toml")
+        problem = f"rule {rid!r} has no positive limit (limit = {rule.limit!r})"
     raise ConfigError(
-        f"the ordinance needs a rule {rid!r} whose limit is the adjacent distance in ft",
-        field="rules",
+        f"{problem}: the code reads its limit as the 'immediately adjacent' distance in ft; "
+        f'fix it in {file.name} (kind = "info", measure = "site_map.adjacent_ft", '
+        "limit = the distance in ft, as the shipped deerfield/sitemap.toml has it); "
+        f"`georeview rules {municipality} --check` lists every such problem",
+        path=file,
+        field=f"rules.{rid}",
     )
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
 
 
 def _unit_m(crs: CRS) -> float:

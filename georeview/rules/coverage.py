@@ -34,17 +34,19 @@ from typing import Any, Literal
 from pydantic import Field
 
 from georeview.config import StrictModel, parse_model, read_toml
-from georeview.errors import ConfigError
+from georeview.errors import ConfigError, DataSourceError
 
 __all__ = [
     "REASONS",
     "Coverage",
+    "CoverageProblem",
     "Paragraph",
     "check",
     "cited_paragraphs",
     "counts",
     "load_coverage",
     "paragraphs",
+    "problems",
     "report_lines",
 ]
 
@@ -138,10 +140,14 @@ def _file(municipality: str, name: str) -> Path:
     return folder(municipality) / name
 
 
-@cache
 def load_coverage(municipality: str) -> Coverage:
     """Read and validate ``<folder of municipality>/coverage.toml``."""
-    path = _file(municipality, "coverage.toml")
+    return _load_coverage(_file(municipality, "coverage.toml"), municipality)
+
+
+@cache
+def _load_coverage(path: Path, municipality: str) -> Coverage:
+    """Cached by file: two folders of one name on two search paths are two maps."""
     if not path.is_file():
         raise ConfigError(
             f"no coverage map for municipality {municipality!r}", path=path, field="municipality"
@@ -159,7 +165,15 @@ def paragraphs(municipality: str) -> tuple[TextParagraph, ...]:
     subdivision's id is its parent's id plus its label (``17.08(C)`` + ``(3)`` + ``(d)``).
     """
     spec = load_coverage(municipality).text
-    lines = _file(municipality, spec.file).read_text(encoding="utf-8").splitlines()
+    path = _file(municipality, spec.file)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise DataSourceError(
+            "the ordinance text named in coverage.toml [text] file is not found", path=path
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataSourceError(f"cannot read the ordinance text ({exc})", path=path) from None
     return parse_text(lines, spec)
 
 
@@ -256,6 +270,16 @@ def _data_entries(municipality: str) -> tuple[list[dict[str, Any]], list[dict[st
     )
 
 
+@dataclass(frozen=True)
+class CoverageProblem:
+    """One inconsistency: the file and key it is in, and the line :func:`check` prints."""
+
+    file: str
+    key: str
+    message: str
+    text: str
+
+
 def check(municipality: str) -> list[str]:
     """Every inconsistency of a municipality's coverage map (empty when consistent).
 
@@ -263,54 +287,101 @@ def check(municipality: str) -> list[str]:
     an entry has rules with ``check``, or a ``reason``; each mapped rule, deadline and money
     id exists; each citation of a rule, a deadline or a money item names paragraphs that exist.
     """
-    from georeview.rules import load_ordinance
+    return [p.text for p in problems(municipality)]
 
-    cov = load_coverage(municipality)
-    ordinance = load_ordinance(municipality)
+
+def problems(municipality: str, ordinance: Any = None) -> list[CoverageProblem]:
+    """:func:`check`'s inconsistencies with the file and key of each.
+
+    ``ordinance`` (default: loaded) may be one with problems of its own
+    (:func:`georeview.rules.load.folder_problems`): its rules that loaded are checked.
+    A paragraph's file is ``coverage.toml``; a citation's, ``rules`` (the file of that
+    rule), ``ordinance.toml`` (the reach), ``calendar.toml`` or ``money.toml``.
+    """
+    if ordinance is None:
+        from georeview.rules import load_ordinance
+
+        ordinance = load_ordinance(municipality)
     text_ids = [p.id for p in paragraphs(municipality)]
-    known = set(text_ids)
-    rule_ids = {r.id for r in ordinance.rules} | {f"{municipality}.reach"}
     deadline_items, money_items = _data_entries(municipality)
-    deadline_ids = {d["id"] for d in deadline_items}
-    money_ids = {i["id"] for i in money_items}
-    mapped = Counter(p.id for p in cov.paragraph)
-    problems = [
-        f"{pid}: paragraph of the text not in the map" for pid in text_ids if pid not in mapped
+    rule_ids = {r.id for r in ordinance.rules} | {f"{municipality}.reach"}
+    known_ids = {
+        "rule": rule_ids,
+        "deadline": {d["id"] for d in deadline_items},
+        "money item": {i["id"] for i in money_items},
+    }
+    out = _paragraph_problems(load_coverage(municipality), text_ids, known_ids)
+    cites = [
+        (f"rule {r.id}", "rules", f"rules.{r.id}.citation", r.citation) for r in ordinance.rules
     ]
-    for pid, n in mapped.items():
-        if pid not in known:
-            problems.append(f"{pid}: mapped but not a paragraph of the text")
-        if n > 1:
-            problems.append(f"{pid}: mapped {n} times")
-    for p in cov.paragraph:
-        if p.rules and p.check is None:
-            problems.append(f"{p.id}: rules given without check = checked or partly")
-        if p.check is not None and not p.rules:
-            problems.append(f"{p.id}: check = {p.check} but no rules")
-        if not p.rules and p.reason is None:
-            problems.append(f"{p.id}: neither rules nor a reason")
-        if p.check == "checked" and p.reason is not None:
-            problems.append(f"{p.id}: checked but also given a reason")
-        problems += [f"{p.id}: no rule {r!r}" for r in p.rules if r not in rule_ids]
-        problems += [f"{p.id}: no deadline {d!r}" for d in p.deadlines if d not in deadline_ids]
-        problems += [f"{p.id}: no money item {i!r}" for i in p.money if i not in money_ids]
-    chapter = text_ids[0].split(".")[0]
-    cites = [(r.id, r.citation) for r in ordinance.rules]
-    cites.append((f"{municipality}.reach", ordinance.reach.citation_village))
-    cites.append((f"{municipality}.reach", ordinance.reach.citation_extraterritorial))
+    reach = (f"rule {municipality}.reach", "ordinance.toml", "reach")
+    cites.append((*reach, ordinance.reach.citation_village))
+    cites.append((*reach, ordinance.reach.citation_extraterritorial))
     # Deadlines and money items cite as "Somers 17.09(E)(1)": the same check, once each
     # bare section number reads as a citation.
     cites += [
-        (f"{what} {d['id']}", _BARE.sub(r"§ \1", d["citation"]))
-        for what, items in (("deadline", deadline_items), ("money item", money_items))
+        (
+            f"{what} {d['id']}",
+            file,
+            f"{table}.{d['id']}.citation",
+            _BARE.sub(r"§ \1", d["citation"]),
+        )
+        for what, file, table, items in (
+            ("deadline", "calendar.toml", "deadlines", deadline_items),
+            ("money item", "money.toml", "items", money_items),
+        )
         for d in items
     ]
-    for rid, citation in cites:
-        label = rid if " " in rid else f"rule {rid}"
+    chapter = text_ids[0].split(".")[0]
+    known = set(text_ids)
+    for label, file, key, citation in cites:
         for pid in cited_paragraphs(citation, chapter):
             if pid not in known:
-                problems.append(f"{label} cites {pid}, not a paragraph of the text")
-    return problems
+                message = f"cites {pid}, not a paragraph of the text"
+                out.append(CoverageProblem(file, key, message, f"{label} {message}"))
+    return out
+
+
+def _paragraph_problems(
+    cov: Coverage, text_ids: list[str], known_ids: dict[str, set[str]]
+) -> list[CoverageProblem]:
+    """The map's own inconsistencies (see :func:`check`)."""
+    out: list[CoverageProblem] = []
+
+    def para(pid: str, message: str) -> None:
+        out.append(
+            CoverageProblem("coverage.toml", f"paragraph {pid}", message, f"{pid}: {message}")
+        )
+
+    mapped = Counter(p.id for p in cov.paragraph)
+    for pid in text_ids:
+        if pid not in mapped:
+            para(pid, "paragraph of the text not in the map")
+    for pid, n in mapped.items():
+        if pid not in set(text_ids):
+            para(pid, "mapped but not a paragraph of the text")
+        if n > 1:
+            para(pid, f"mapped {n} times")
+    for p in cov.paragraph:
+        for message in _entry_problems(p, known_ids):
+            para(p.id, message)
+    return out
+
+
+def _entry_problems(p: Paragraph, known_ids: dict[str, set[str]]) -> list[str]:
+    """What is wrong with one entry of the map."""
+    out = []
+    if p.rules and p.check is None:
+        out.append("rules given without check = checked or partly")
+    if p.check is not None and not p.rules:
+        out.append(f"check = {p.check} but no rules")
+    if not p.rules and p.reason is None:
+        out.append("neither rules nor a reason")
+    if p.check == "checked" and p.reason is not None:
+        out.append("checked but also given a reason")
+    for what, ids in (("rule", p.rules), ("deadline", p.deadlines), ("money item", p.money)):
+        out += [f"no {what} {x!r}" for x in ids if x not in known_ids[what]]
+    return out
 
 
 def counts(municipality: str) -> dict[str, int]:

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from georeview.config import parse_model, read_toml
-from georeview.errors import ConfigError
+from georeview.errors import ConfigError, GeoReviewError
 from georeview.rules.model import Condition, Ordinance, Parameter, Rule, RulePart
 
-__all__ = ["load_ordinance", "load_ordinance_folder"]
+__all__ = ["folder_problems", "load_ordinance", "load_ordinance_folder", "rule_files"]
 
 
 def load_ordinance(municipality: str) -> Ordinance:
@@ -41,31 +41,94 @@ def load_ordinance(municipality: str) -> Ordinance:
 
 @functools.cache
 def load_ordinance_folder(path: Path) -> Ordinance:
-    """Load and check the ordinance held in folder ``path`` (see the module docstring)."""
+    """Load and check the ordinance held in folder ``path`` (see the module docstring).
+
+    Raises the first of :func:`folder_problems`' problems.
+    """
+    ordinance, problems = folder_problems(path)
+    if problems:
+        raise problems[0]
+    assert ordinance is not None  # no problem means the main file parsed
+    return ordinance
+
+
+def folder_problems(path: Path) -> tuple[Ordinance | None, list[GeoReviewError]]:
+    """Load the ordinance of folder ``path`` and collect every problem, not only the first.
+
+    Returns
+    -------
+    ordinance : Ordinance or None
+        The ordinance with every rule that could be read and resolved (``None`` when
+        ``ordinance.toml`` itself cannot be read).
+    problems : list of GeoReviewError
+        Each names its file and key, in file order (empty when the folder loads).
+    """
     from georeview.ordinances import MAIN_FILE
 
     main = Path(path) / MAIN_FILE
-    ordinance: Ordinance = parse_model(Ordinance, read_toml(main), main)
+    try:
+        ordinance: Ordinance = parse_model(Ordinance, read_toml(main), main)
+    except GeoReviewError as exc:
+        return None, [exc]
+    problems: list[GeoReviewError] = []
     if ordinance.municipality != Path(path).name.lower():
-        raise ConfigError(
-            f"municipality {ordinance.municipality!r} does not match its folder "
-            f"{Path(path).name!r}",
-            path=main,
-            field="municipality",
+        problems.append(
+            ConfigError(
+                f"municipality {ordinance.municipality!r} does not match its folder "
+                f"{Path(path).name!r} (rename the folder or the municipality key)",
+                path=main,
+                field="municipality",
+            )
         )
     sources: list[tuple[Path, Rule]] = [(main, r) for r in ordinance.rules]
     for name in ordinance.rule_files:
         part_path = Path(path) / name
-        part: RulePart = parse_model(RulePart, read_toml(part_path), part_path)
+        try:
+            part: RulePart = parse_model(RulePart, read_toml(part_path), part_path)
+        except GeoReviewError as exc:
+            problems.append(exc)
+            continue
         if part.municipality != ordinance.municipality:
-            raise ConfigError(
-                f"part is for {part.municipality!r}", path=part_path, field="municipality"
+            problems.append(
+                ConfigError(
+                    f"part is for {part.municipality!r}, its ordinance.toml for "
+                    f"{ordinance.municipality!r}",
+                    path=part_path,
+                    field="municipality",
+                )
             )
         sources += [(part_path, r) for r in part.rules]
-    rules = tuple(_resolve(rule, ordinance.parameters, file) for file, rule in sources)
-    _check(sources, rules)
-    _check_facts(ordinance, main)
-    return ordinance.model_copy(update={"rules": rules})
+    resolved: list[tuple[Path, Rule]] = []
+    for file, rule in sources:
+        try:
+            resolved.append((file, _resolve(rule, ordinance.parameters, file)))
+        except ConfigError as exc:
+            problems.append(exc)
+    problems += _check(resolved)
+    problems += _check_facts(ordinance, main)
+    return ordinance.model_copy(update={"rules": tuple(r for _, r in resolved)}), problems
+
+
+def rule_files(path: Path) -> dict[str, Path]:
+    """Rule id -> the file of folder ``path`` that defines it (ids of files that parse)."""
+    from georeview.ordinances import MAIN_FILE
+
+    out: dict[str, Path] = {}
+    main = Path(path) / MAIN_FILE
+    try:
+        data = read_toml(main)
+    except GeoReviewError:
+        return out
+    files = [main, *(Path(path) / str(n) for n in data.get("rule_files", ()))]
+    for file in files:
+        try:
+            rules = read_toml(file).get("rules", []) if file != main else data.get("rules", [])
+        except GeoReviewError:
+            continue
+        for r in rules if isinstance(rules, list) else []:
+            if isinstance(r, dict) and isinstance(r.get("id"), str):
+                out.setdefault(r["id"], file)
+    return out
 
 
 def _param(params: dict[str, Parameter], name: str, file: Path, rule_id: str) -> Any:
@@ -106,7 +169,7 @@ def _resolve(rule: Rule, params: dict[str, Parameter], file: Path) -> Rule:
     return rule.model_copy(update=update)
 
 
-def _check_facts(ordinance: Ordinance, main: Path) -> None:
+def _check_facts(ordinance: Ordinance, main: Path) -> list[ConfigError]:
     """The reach's subdivision condition and the interpretations read declared facts."""
     from georeview.facts.registry import registry
 
@@ -115,40 +178,48 @@ def _check_facts(ordinance: Ordinance, main: Path) -> None:
     if ordinance.reach.subdivision_when is not None:
         where.append(("reach.subdivision_when", ordinance.reach.subdivision_when.facts()))
     for key, interp in ordinance.interpretations.items():
-        where.append(
-            (f"interpretations.{key}", {interp.determined_by, *interp.reads})
-        )
+        where.append((f"interpretations.{key}", {interp.determined_by, *interp.reads}))
+    out: list[ConfigError] = []
     for field, names in where:
         unknown = sorted(n for n in names if not reg.knows(n))
         if unknown:
-            raise ConfigError(
-                f"reads unknown fact(s) {', '.join(unknown)} "
-                "(declare them in georeview/facts/registry.toml)",
-                path=main,
-                field=field,
+            out.append(
+                ConfigError(
+                    f"reads unknown fact(s) {', '.join(unknown)} "
+                    "(declare them in georeview/facts/registry.toml)",
+                    path=main,
+                    field=field,
+                )
             )
+    return out
 
 
-def _check(sources: list[tuple[Path, Rule]], rules: tuple[Rule, ...]) -> None:
+def _check(rules: list[tuple[Path, Rule]]) -> list[ConfigError]:
     from georeview.facts.registry import registry
 
     reg = registry()
     seen: set[str] = set()
-    for (file, _), rule in zip(sources, rules, strict=True):
+    out: list[ConfigError] = []
+    for file, rule in rules:
         if rule.id in seen:
-            raise ConfigError(f"rule id {rule.id!r} appears twice", path=file, field="rules")
+            out.append(ConfigError(f"rule id {rule.id!r} appears twice", path=file, field="rules"))
         seen.add(rule.id)
         unknown = sorted(n for n in rule.facts() if not reg.knows(n))
         if unknown:
-            raise ConfigError(
-                f"rule {rule.id!r} reads unknown fact(s) {', '.join(unknown)} "
-                "(declare them in georeview/facts/registry.toml)",
-                path=file,
-                field=f"rules.{rule.id}",
+            out.append(
+                ConfigError(
+                    f"rule {rule.id!r} reads unknown fact(s) {', '.join(unknown)} "
+                    "(declare them in georeview/facts/registry.toml)",
+                    path=file,
+                    field=f"rules.{rule.id}",
+                )
             )
         if rule.kind == "limit" and (rule.op is None or rule.limit is None or not rule.measure):
-            raise ConfigError(
-                f"limit rule {rule.id!r} needs measure, op and limit (or limit_param)",
-                path=file,
-                field=f"rules.{rule.id}",
+            out.append(
+                ConfigError(
+                    f"limit rule {rule.id!r} needs measure, op and limit (or limit_param)",
+                    path=file,
+                    field=f"rules.{rule.id}",
+                )
             )
+    return out
