@@ -8,8 +8,12 @@ Real inputs (read from ``--data``, default ``../shared/data`` relative to the re
 
 - ``wi_dane/dane_county_munis.geojson``: Wisconsin LTSB municipal boundaries (January 2025).
   The Village of Deerfield limit and its 59 Dane County neighbours are copied as they are.
+- ``wi_places/tl_2019_55_place.zip``: Census TIGER/Line 2019 places, Wisconsin (public
+  domain). The Village of Somers (GEOID 5574625) and the cities and villages within 4.5 miles
+  of it are copied as they are (reprojected to EPSG:3071).
 - ``wi_statewide/County_Boundaries_24K.shp``: WI DNR county outlines. The Kenosha (FIPS 59) and
-  Racine (FIPS 101) polygons clip the APPROXIMATE Village of Somers and its neighbours.
+  Racine (FIPS 101) land outside every TIGER city and village is the town land around Somers;
+  the same outline is the synthetic Lake Michigan's shore.
 
 Everything else is SYNTHETIC and says so in every file: a DEM, NHD-like hydrography, Wisconsin
 Wetland Inventory-like wetlands, FEMA NFHL ``S_FLD_HAZ_AR``-like flood zones, SSURGO-like soil

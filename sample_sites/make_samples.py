@@ -19,6 +19,7 @@ import argparse
 import datetime as dt
 import logging
 import math
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,8 @@ class Sample:
     checks: dict[str, bool] = field(default_factory=dict)
     #: Further submission.toml tables: plan, soil_loss, hydrology (and basins, a list).
     tables: dict[str, Any] = field(default_factory=dict)
+    #: The least distance from a jurisdiction line the site must keep (metres).
+    line_margin_m: float = LINE_MARGIN_M
     #: What ``georeview review`` must report (checked after writing; see ``verify``):
     #: ``fail`` / ``needs_info``: citations of the compliance findings (kinds limit and
     #: required) with that status; ``soil_loss``: "<=5", ">5" or None; ``peaks``: bool.
@@ -113,7 +116,7 @@ def load_layers(muni: str) -> Layers:
     return Layers(
         village=village,
         neighbors=neighbors,
-        city_class={"deerfield": {"Madison": 2}, "somers": {"Kenosha": 2}}[muni],
+        city_class=city_classes(d / "layers.toml"),
         wetlands=gpd.read_file(d / "wetlands.gpkg").to_crs(CRS).union_all(),
         sfha=flood[flood["SFHA_TF"] == "T"].union_all(),
         floodway=flood[flood["ZONE_SUBTY"] == "FLOODWAY"].union_all(),
@@ -122,6 +125,12 @@ def load_layers(muni: str) -> Layers:
         dem=d / "dem.tif",
         dem_units={"deerfield": "m", "somers": "ft"}[muni],
     )
+
+
+def city_classes(layers_toml: Path) -> dict[str, int]:
+    """The cities' classes as the municipality's layers.toml gives them ([neighbors])."""
+    cfg = tomllib.loads(layers_toml.read_text(encoding="utf-8"))
+    return {str(k): int(v) for k, v in cfg["neighbors"].get("city_class", {}).items()}
 
 
 def etj_reach_m(kind: str, name: str, city_class: dict[str, int]) -> float:
@@ -951,8 +960,12 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
 
 
 def somers_samples(lay: Layers) -> list[Sample]:
-    """The Somers samples (approximate limit, synthetic layers)."""
-    etj_site, etj_dist = rect(689000, 240060, 100, 110), rect(689000, 240055, 78, 78)
+    """The Somers samples (real TIGER 2019 limits, synthetic layers)."""
+    # Town land south of the creek between the village and the City of Kenosha, turned
+    # 28 degrees to lie along the village limit; the pocket is a few hundred metres
+    # across and the equidistant line with Kenosha halves it, hence its smaller margin.
+    etj_site = rect(689130, 239490, 90, 90, 28.0)
+    etj_dist = rect(689130, 239490, 78, 78, 28.0)
     cp_site, cp_dist = rect(692550, 240800, 130, 110), rect(692550, 240800, 100, 55)
     bad_site, bad_dist = rect(696000, 244000, 130, 120), rect(696000, 244000, 110, 100)
     # Complete plan: one month bare, mulched a month, then seeded (usle.toml covers).
@@ -968,7 +981,7 @@ def somers_samples(lay: Layers) -> list[Sample]:
             "somers",
             "Contractor yard west of the village",
             "Example Excavating",
-            "A contractor's yard and building in the Town of Paris.",
+            "A contractor's yard and building on town land between the village and Kenosha.",
             etj_site,
             etj_dist,
             activity(
@@ -985,23 +998,26 @@ def somers_samples(lay: Layers) -> list[Sample]:
                 "category": "major",
                 "larger_site": "no",
             },
-            "In the Town of Paris within 1.5 miles of Somers and 3 miles of Kenosha, on Somers' "
-            "side of the equidistant line: Somers' extraterritorial area, where chapter 17 "
-            "applies to all land (17.04(B)); 1.5 acres, so 17.08 and a full plan (17.10(B)). "
-            "The downstream trace first meets a mapped wetland (WWI30S00003) about 440 ft away, "
+            "On town land (unincorporated) just outside the Somers limit and within 3 miles "
+            "of Kenosha, on Somers' side of the equidistant line: Somers' extraterritorial "
+            "area, where chapter 17 applies to all land (17.04(B)); 1.5 acres, so 17.08 and "
+            "a full plan (17.10(B)). "
+            "The downstream trace first meets a mapped wetland (WWI30S00003) about 890 ft away, "
             "within 1/4 mile, and the map shows the discharge (17.10(B)(4)(h) passes). Soil "
             "loss is over 5 t/ac/yr because the yard stays bare May-September, so "
             "17.08(C)(2)(a) fails; the written maximum-extent-practicable explanation is given "
             "for the administrator to judge (17.08(C)(2)(c), 17.055).",
+            line_margin_m=30.0,
             tables={
                 "plan": somers_plan(
                     etj_site,
                     etj_dist,
                     lay,
                     owner="Example Excavating",
-                    receiving_water="Wetland WWI30S00003 (synthetic wetland layer), about 400 ft "
+                    receiving_water="Wetland WWI30S00003 (synthetic wetland layer), about 870 ft "
                     "downslope",
-                    work="2.7-acre parcel in the Town of Paris; contractor building and yard",
+                    work="2.0-acre parcel on town land south of the village; contractor "
+                    "building and yard",
                 ),
                 # The yard stays graded bare through the season; gravel only in October.
                 "soil_loss": somers_soil_loss(
@@ -1044,7 +1060,7 @@ def somers_samples(lay: Layers) -> list[Sample]:
                 "category": "minor",
                 "larger_site": "no",
             },
-            "Inside the (approximate) Somers limits (17.04(A), (B)); 0.25 acre is under one acre: "
+            "Inside the Somers limits (17.04(A), (B)); 0.25 acre is under one acre: "
             "performance standards 17.07 and an erosion control plan statement (17.10(A)).",
             fmt="gpkg",
             tables={"plan": statement_plan()},
@@ -1202,7 +1218,7 @@ def check(s: Sample, lay: Layers) -> dict[str, Any]:
     errors = []
     if status != s.expect["jurisdiction"]:
         errors.append(f"jurisdiction {status} != {s.expect['jurisdiction']}")
-    if margin < LINE_MARGIN_M:
+    if margin < s.line_margin_m:
         errors.append(f"only {margin:.0f} m from a jurisdiction line")
     extraordinary = s.name in {"deerfield_wetland_floodplain", "deerfield_steep"}
     if s.name == "deerfield_wetland_floodplain" and not (
@@ -1361,11 +1377,12 @@ GeoJSON (EPSG:4326 or EPSG:3071), shapefile or GeoPackage. Review one with
 
 They are made by `sample_sites/make_samples.py` (run it after `layers/make_layers.py`). The
 script places each site, computes its jurisdiction from the shipped boundary layers (village
-limit buffered 1.5 miles, 3 miles for the second-class City of Kenosha, over towns only; the
-equidistant line where two areas overlap, Wis. Stat. § 66.0105), measures the disturbed area and
-its overlap with the wetland, flood-zone and DEM layers, and stops if a site does not show what
-its line below says. Deerfield's village limit is real; Somers' limit and all the wetland,
-floodplain, stream, soil, road and DEM layers are synthetic or approximate (layers/README.md).
+limit buffered 1.5 miles, 3 miles for the second-class Cities of Kenosha and Racine, over town
+land only; the equidistant line where two areas overlap, Wis. Stat. § 66.0105), measures the
+disturbed area and its overlap with the wetland, flood-zone and DEM layers, and stops if a site
+does not show what its line below says. Both village limits are real (Deerfield: LTSB 2025;
+Somers: Census TIGER/Line 2019); all the wetland, floodplain, stream, soil, road and DEM layers
+are synthetic (layers/README.md).
 
 Every fact in `[activity]` and `[site_map]` is stated (0 or false where it does not apply).
 Regulated sites also carry a `[plan]` table (a full Somers 17.10(B) plan, the Deerfield

@@ -79,9 +79,10 @@ def test_no_neighbours_layer_leaves_the_extraterritorial_area_undetermined(tmp_p
 
 def test_a_city_near_the_village_without_a_class_is_an_error(tmp_path):
     # Wis. Stat. 236.02(5): 3 miles for first- to third-class cities, 1.5 for fourth
-    # class. Kenosha lies 0.96 mi from the sample site; its class is not taken as fourth.
+    # class. Kenosha lies 0.12 mi from the sample site; its class is not taken as fourth.
     layers = _somers_layers(
-        tmp_path, toml_edit=lambda t: t.replace('city_class = { "Kenosha" = 2 }\n', "")
+        tmp_path,
+        toml_edit=lambda t: t.replace('"Kenosha" = 2, "Racine" = 2', '"Racine" = 2'),
     )
     with pytest.raises(ConfigError) as err:
         review(SAMPLES / "somers_etj_near_kenosha", layers, with_terrain=False)
@@ -93,8 +94,8 @@ def test_a_city_near_the_village_without_a_class_is_an_error(tmp_path):
 @pytest.mark.parametrize("kenosha_class", [2, 4])
 def test_equidistant_line_does_not_depend_on_the_reach(tmp_path, kenosha_class):
     # Wis. Stat. 66.0105: where two extraterritorial areas overlap, the line equidistant
-    # from the two boundaries divides them, whatever each one's reach. The site is 0.28 mi
-    # from the Somers limit and 0.96 mi from Kenosha's, so it is Somers' with Kenosha of
+    # from the two boundaries divides them, whatever each one's reach. The site is 0.026 mi
+    # from the Somers limit and 0.116 mi from Kenosha's, so it is Somers' with Kenosha of
     # either class (today's code gave it to Kenosha when Kenosha reached 1.5 mi).
     layers = _somers_layers(
         tmp_path,

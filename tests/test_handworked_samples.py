@@ -425,7 +425,7 @@ def test_somers_village_small(reports):
     h = hand("somers_village_small")
     r = reports("somers_village_small")
     # 30 m x 34 m rectangle in EPSG:3071 (the gpkg's own CRS): 1,020 m2 = 10,979.19 sq ft
-    # = 0.2520 acre; inside the (approximate) Somers limit.
+    # = 0.2520 acre; inside the Somers limit (TIGER/Line 2019).
     assert h["disturbed_sqft"] == pytest.approx(30 * 34 * SQFT_PER_SQM, rel=1e-9)
     assert h["inside_village"] == 1.0
     check_findings(
@@ -470,18 +470,19 @@ def test_somers_complete_plan(reports):
 def test_somers_etj_near_kenosha(reports):
     h = hand("somers_etj_near_kenosha")
     r = reports("somers_etj_near_kenosha")
-    # Jurisdiction by hand: the site is 0.283 mi outside Somers' limit, in the Town of Paris
-    # (a town, so extraterritorial area can lie on it), 0.963 mi from the City of Kenosha.
+    # Jurisdiction by hand: the site is 0.026 mi (41.9 m) outside Somers' limit, on town land
+    # (no city or village holds it, so extraterritorial area can lie on it), 0.116 mi
+    # (187.4 m) from the City of Kenosha.
     # 17.05(K) "within three miles of the corporate limits of a first, second, or third class
     # city, or within 1 1/2 miles of a fourth class city or Village": Kenosha is second class
     # (3 mi), Somers a village (1.5 mi); both reach the site, so Wis. Stat. § 66.0105's line
-    # equidistant from the two boundaries divides it: 0.283 < 0.963 mi, Somers' side.
+    # equidistant from the two boundaries divides it: 0.026 < 0.116 mi, Somers' side.
     assert h["inside_village"] == 0.0
-    assert h["to_village_mi"] == pytest.approx(0.283, abs=0.001)
-    assert h["to Kenosha mi"] == pytest.approx(0.963, abs=0.001)
+    assert h["to_village_mi"] == pytest.approx(0.026, abs=0.001)
+    assert h["to Kenosha mi"] == pytest.approx(0.116, abs=0.001)
     assert h["to_village_mi"] <= 1.5
     assert h["to Kenosha mi"] <= 3.0
-    assert h["to PARIS mi"] == 0.0
+    assert h["to town land mi"] == 0.0
     assert r["jurisdiction"]["status"] == "extraterritorial"
     # 78 m x 78 m (from the EPSG:4326 GeoJSON) = 65,491 sq ft = 1.503 acres >= 1.
     assert h["disturbed_sqft"] == pytest.approx(78 * 78 * SQFT_PER_SQM, rel=1e-3)
@@ -495,10 +496,10 @@ def test_somers_etj_near_kenosha(reports):
             *somers_major(h, soil_loss=somers_usle("somers_etj_near_kenosha"), over_limit=True),
         ],
     )
-    # 17.10(B)(4)(h): the site is 442.91 ft (135.0 m) in a straight line from wetland
-    # WWI30S00003, and the flow path from its edge to the wetland is no shorter (centre to
-    # centre it was 393.7 ft = 120 m: the meet cell's centre 15 m short of the wetland).
-    check_downstream(r, "somers_etj_near_kenosha", "WWI30S00003", 442.908)
+    # 17.10(B)(4)(h): the site is 871.66 ft (265.7 m) in a straight line from wetland
+    # WWI30S00003 (north, across the creek bottom), and the flow path from its edge to the
+    # wetland is no shorter.
+    check_downstream(r, "somers_etj_near_kenosha", "WWI30S00003", 871.663)
 
 
 def check_downstream(report: dict[str, Any], name: str, wwi_id: str, straight_ft: float) -> None:
@@ -559,12 +560,13 @@ def test_somers_soil_loss(reports):
     #   = 15.0454 x 40.79 / 365 = 1.681 t/ac <= 5: pass.
     assert usle_ls(330, 1.5) == pytest.approx(0.23326, abs=5e-5)
     assert somers_usle("somers_complete_plan") == pytest.approx(1.681, abs=2e-3)
-    # somers_etj_near_kenosha: lambda = 260 ft at 2 % -> LS = 1.4663 x 0.18234 = 0.26735;
-    # bare May 5 -> Oct 1 = 149 d, gravel Oct 1 -> 31 = 30 d:
-    # A = 150 x 0.43 x 0.26735 x (149 + 30 x 0.05) / 365 = 17.244 x 150.5 / 365 = 7.110 t/ac
+    # somers_etj_near_kenosha: lambda = 260 ft at 1.6 % -> m = 0.3; sin t = 0.015998;
+    # LS = (260/72.6)^0.3 x (65.41 x 0.00025594 + 4.56 x 0.015998 + 0.065) = 1.46625 x
+    # 0.154692 = 0.22682; bare May 5 -> Oct 1 = 149 d, gravel Oct 1 -> 31 = 30 d:
+    # A = 150 x 0.43 x 0.22682 x (149 + 30 x 0.05) / 365 = 14.630 x 150.5 / 365 = 6.032 t/ac
     # > 5: 17.08(C)(2)(a) fails (the MEP explanation of (C)(2)(c) is given).
-    assert usle_ls(260, 2.0) == pytest.approx(0.26735, abs=5e-5)
-    assert somers_usle("somers_etj_near_kenosha") == pytest.approx(7.11, abs=5e-3)
+    assert usle_ls(260, 1.6) == pytest.approx(0.22682, abs=5e-5)
+    assert somers_usle("somers_etj_near_kenosha") == pytest.approx(6.032, abs=2e-3)
     for name in ("somers_complete_plan", "somers_etj_near_kenosha"):
         sl = reports(name)["engineering"]["soil_loss"]
         assert sl["k"]["value"] == pytest.approx(hand(name)["k_weighted"], rel=1e-9)

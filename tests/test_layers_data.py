@@ -96,13 +96,66 @@ def test_synthetic_layers_say_so_in_their_own_metadata(muni):
             assert notes.str.lower().str.contains("synthetic").all(), f"{path}:{layer}"
 
 
-def test_somers_limits_are_labelled_approximate():
-    _, specs = _specs("somers")
+#: TIGER/Line 2019 PLACE, Wisconsin, GEOID 5574625 (Somers village): ALAND and AWATER, m²,
+#: as the Census publishes them (../shared/data/SOURCES.md, wi_places; the file's own DBF).
+SOMERS_ALAND_M2 = 65_472_946
+SOMERS_AWATER_M2 = 43_631
+
+
+def test_somers_boundary_is_the_tiger_2019_village():
+    # The Census computes ALAND + AWATER on its own equal-area projection; the geodesic area
+    # of the shipped polygon on the GRS80 ellipsoid (pyproj.Geod) must agree within 0.5 %.
+    # (measured: 65.5166 km² against 65.5166 km²). The approximate limit once drawn here
+    # was 73.72 km², 12.5 % more: it fails.
+    from pyproj import Geod
+
+    gdf = gpd.read_file(LAYERS / "somers" / "boundary.gpkg")
+    assert gdf.crs.to_epsg() == 3071
+    assert list(gdf["GEOID"]) == ["5574625"]
+    assert list(gdf["NAMELSAD"]) == ["Somers village"]
+    assert (list(gdf["MCD_NAME"]), list(gdf["CTV"]), list(gdf["LSAD"])) == (
+        ["Somers"],
+        ["V"],
+        ["47"],
+    )
+    geom = gdf.to_crs(4269).union_all()
+    area_m2 = abs(Geod(ellps="GRS80").geometry_area_perimeter(geom)[0])
+    assert area_m2 == pytest.approx(SOMERS_ALAND_M2 + SOMERS_AWATER_M2, rel=0.005)
+    assert gdf["NOTE"].str.startswith("real: Census TIGER/Line 2019").all()
+
+
+def test_somers_neighbours_are_tiger_places_and_town_land():
+    # Every city and village within 4.5 miles (the village's 1.5 + a city's 3, Wis. Stat.
+    # 236.02(5)) of Somers in TIGER/Line 2019 (SOURCES.md lists these places within 3 miles:
+    # Kenosha, Pleasant Prairie, Bristol, Mount Pleasant, Sturtevant, Elmwood Park,
+    # Yorkville, Racine), CTV from TIGER's LSAD (25 city, 47 village), and one row of town
+    # land: towns are not TIGER places.
+    cfg, specs = _specs("somers")
+    nb = gpd.read_file(LAYERS / "somers" / "neighbors.gpkg")
+    places = nb[nb["CTV"] != "T"]
+    assert {
+        "Kenosha",
+        "Pleasant Prairie",
+        "Bristol",
+        "Mount Pleasant",
+        "Sturtevant",
+        "Elmwood Park",
+        "Yorkville",
+        "Racine",
+    } <= set(places["MCD_NAME"])
+    assert (places["CTV"] == places["LSAD"].map({"25": "C", "47": "V"})).all()
+    assert set(places.loc[places["CTV"] == "C", "MCD_NAME"]) == {"Kenosha", "Racine"}
+    assert places["GEOID"].str.fullmatch(r"55\d{5}").all()
+    assert places["NOTE"].str.startswith("real: Census TIGER/Line 2019").all()
+    towns = nb[nb["CTV"] == "T"]
+    assert len(towns) == 1
+    assert towns["NOTE"].str.startswith("derived").all()
+    # a city within reach must have a class (georeview.measure.jurisdiction): both do
+    assert set(specs["neighbors"].city_class) == {"Kenosha", "Racine"}
     for name in ("boundary", "neighbors"):
-        spec = specs[name]
-        assert "approximate" in (spec.source or "").lower()
-        notes = gpd.read_file(LAYERS / "somers" / spec.path, ignore_geometry=True)["NOTE"]
-        assert notes.str.startswith("approximate").all()
+        assert (specs[name].source or "").startswith("real: Census TIGER/Line 2019")
+        assert "approximate" not in (specs[name].source or "").lower()
+    assert "approximate" not in cfg.village_name.lower()
 
 
 def test_deerfield_boundary_is_the_real_village():

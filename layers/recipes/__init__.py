@@ -5,6 +5,7 @@ the writers with their pinned bytes), :mod:`.terrain` the pieces a synthetic sur
 made of (smoothed lines, noise, valleys, ditches, a kettle). Each public schema has a
 module that fills it: :mod:`.nhd` (NHDFlowline, NHDWaterbody), :mod:`.nfhl`
 (``S_FLD_HAZ_AR``), :mod:`.wwi` (Wisconsin Wetland Inventory), :mod:`.ssurgo`
-(``soilmu_a``) and :mod:`.tiger` (road centrelines). :mod:`.deerfield` and
-:mod:`.somers` put them together into one municipality's folder each.
+(``soilmu_a``) and :mod:`.tiger` (road centrelines); :mod:`.places` reads the real
+Census TIGER/Line places (a village's limits, its neighbours, the town land between).
+:mod:`.deerfield` and :mod:`.somers` put them together into one municipality's folder each.
 """

@@ -25,10 +25,6 @@ log = logging.getLogger("make_layers")
 
 WORKING_CRS = "EPSG:3071"
 SYNTHETIC_NOTE = "synthetic: made by layers/make_layers.py"
-APPROX_NOTE = (
-    "approximate: drawn by layers/make_layers.py from the county outline and round "
-    "latitude/longitude lines; not a legal limit"
-)
 #: GeoPackages record a "last change" timestamp; pin it so re-runs give identical bytes.
 PINNED_DATE = "2025-01-17T00:00:00Z"
 M_PER_FT = 0.3048  # international foot (mirrors georeview.units; this script runs stand-alone)

@@ -1,8 +1,9 @@
-"""``layers/somers``: APPROXIMATE Village of Somers limits and synthetic layers (DEM in feet).
+"""``layers/somers``: the real Village of Somers limits and synthetic layers (DEM in feet).
 
-No public limit of Somers was available: the village and its neighbours are drawn from
-the real WI DNR Kenosha and Racine county outlines cut by round longitude/latitude
-lines, and say "approximate" in every row. The DEM (international feet), hydrography,
+The village (GEOID 5574625) and the cities and villages around it are copied from the
+Census TIGER/Line 2019 places; the town land between them is the Kenosha and Racine county
+land (WI DNR outlines) that no city or village holds (:mod:`.places`). The DEM
+(international feet), hydrography,
 wetlands, flood zones, soils and roads are synthetic: a lake plain above a bluff to
 Lake Michigan, "Synthetic Pike River tributary" through a ravine to the lake and a
 ditch joining it from the north (``layers/README.md``).
@@ -15,21 +16,20 @@ from pathlib import Path
 import geopandas as gpd
 import numpy as np
 import shapely
-from shapely.geometry import Point, box
+from shapely.geometry import Point
 
 from .common import (
-    APPROX_NOTE,
     M_PER_FT,
     SYNTHETIC_NOTE,
     WORKING_CRS,
     Grid,
     rasterize_mask,
-    with_note,
     write_dem,
     write_gpkg,
 )
 from .nfhl import flood_layer, zone
 from .nhd import flowlines, waterbodies
+from .places import read_places, village_and_neighbours
 from .ssurgo import soils_layer
 from .terrain import Stream, creek_and_ditch, cut_ditch, line_fields, noise, smoothstep, valley
 from .tiger import Road, roads_layer
@@ -37,22 +37,22 @@ from .wwi import wetland_layer
 
 #: The real inputs, relative to the shared data folder.
 COUNTIES = Path("wi_statewide") / "County_Boundaries_24K.shp"
-INPUTS = (COUNTIES,)
+PLACES = Path("wi_places") / "tl_2019_55_place.zip"
+INPUTS = (COUNTIES, PLACES)
 
-#: Somers DEM: the approximate village (689400-700000 E, 238450-246200 N) + ~3 km, and the lake.
+#: Somers DEM: placed around the approximate village once drawn (689400-700000 E, 238450-246200 N)
+#: + ~3 km and the lake; it holds the real village (687708-699828 E, 237532-246270 N) and all
+#: its 1.5-mile reach on land but a strip west of 686000 E (layers/README.md).
 SOMERS_GRID = Grid(686000.0, 235500.0, 701200.0, 249000.0, 10.0)
 #: The HUC8 of the synthetic streams (Pike-Root).
 HUC8 = "04040002"
 
-#: Approximate municipal layout (longitude/latitude lines, NAD83): see layers/README.md.
-SOMERS_WEST_LON = -87.9333  # about I-94 (87 deg 56' W)
-KENOSHA_NORTH_LAT = 42.60
-KENOSHA_SOUTH_LAT = 42.53
-KENOSHA_WEST_LON = -87.95
-BRISTOL_NORTH_LAT = 42.58
-WEST_LON = -88.06
-NORTH_LAT = 42.73
-EAST_LON = -87.5  # well out in the lake: the county outline gives the shore
+#: The Village of Somers in TIGER/Line (state 55, place 74625) and the file's vintage.
+SOMERS_GEOID = "5574625"
+TIGER_VINTAGE = "2019"
+#: Neighbours and town land are kept this far from the village: its reach (1.5 mi) plus the
+#: largest a city can have (3 mi, Wis. Stat. 236.02(5)), as far as the code asks a city's class.
+NEIGHBOUR_REACH_M = 4.5 * 1609.344
 
 #: Somers' roads: name, MTFCC class, vertices (EPSG:3071 metres).
 SOMERS_ROADS: list[Road] = [
@@ -69,61 +69,27 @@ SOMERS_LAKE_FT = 579.0
 CREEK_TOP_FT = 662.0
 
 
-def _lonlat_box(lon0: float, lat0: float, lon1: float, lat1: float) -> shapely.Geometry:
-    """A lon/lat rectangle, densified, in the working CRS."""
-    rect = shapely.segmentize(box(lon0, lat0, lon1, lat1), 0.002)
-    return gpd.GeoSeries([rect], crs="EPSG:4326").to_crs(WORKING_CRS).iloc[0]
-
-
-def _municipal_frame(rows: list[tuple[str, str, str, shapely.Geometry]]) -> gpd.GeoDataFrame:
-    """MCD_NAME, CTV, CNTY_NAME and the valid polygon of each row, noted approximate."""
-    gdf = gpd.GeoDataFrame(
-        [{"MCD_NAME": n, "CTV": c, "CNTY_NAME": k, "geometry": g} for n, c, k, g in rows],
-        geometry="geometry",
-        crs=WORKING_CRS,
-    )
-    gdf["geometry"] = shapely.make_valid(np.asarray(gdf.geometry.values))
-    return with_note(gdf, APPROX_NOTE)
-
-
 def somers_municipalities(
     data: Path,
 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame, shapely.Geometry]:
-    """Approximate Somers (boundary) and its neighbours, clipped to Kenosha and Racine counties.
+    """The real Village of Somers (TIGER 2019), its neighbours and the two counties' land.
 
     Returns
     -------
     tuple
-        The boundary frame, the neighbours frame and the two counties' land.
+        The boundary frame, the neighbours frame (cities, villages, town land) and the
+        Kenosha and Racine county land (WI DNR outlines, which also give the lake shore).
     """
     counties = gpd.read_file(data / COUNTIES).to_crs(WORKING_CRS)
     kenosha = shapely.make_valid(counties.loc[counties["COUNTY_FIP"] == "59"].geometry.union_all())
     racine = shapely.make_valid(counties.loc[counties["COUNTY_FIP"] == "101"].geometry.union_all())
-    east = EAST_LON
-    somers = kenosha.intersection(_lonlat_box(SOMERS_WEST_LON, KENOSHA_NORTH_LAT, east, 43.0))
-    city = kenosha.intersection(
-        _lonlat_box(KENOSHA_WEST_LON, KENOSHA_SOUTH_LAT, east, KENOSHA_NORTH_LAT)
+    # this union is the shore of the synthetic lake: keep it as the DEM was built on it
+    land = shapely.union(kenosha, racine)
+    places = read_places(f"/vsizip/{data / PLACES}")
+    boundary, neighbors = village_and_neighbours(
+        places, SOMERS_GEOID, land, NEIGHBOUR_REACH_M, TIGER_VINTAGE
     )
-    prairie = kenosha.intersection(_lonlat_box(KENOSHA_WEST_LON, 42.0, east, KENOSHA_SOUTH_LAT))
-    bristol = kenosha.intersection(_lonlat_box(WEST_LON, 42.0, KENOSHA_WEST_LON, BRISTOL_NORTH_LAT))
-    paris = kenosha.intersection(
-        _lonlat_box(WEST_LON, BRISTOL_NORTH_LAT, SOMERS_WEST_LON, 43.0)
-    ).difference(city)
-    mount_pleasant = racine.intersection(_lonlat_box(SOMERS_WEST_LON, 42.0, east, NORTH_LAT))
-    yorkville = racine.intersection(_lonlat_box(WEST_LON, 42.0, SOMERS_WEST_LON, NORTH_LAT))
-
-    boundary = _municipal_frame([("Somers", "V", "Kenosha", somers)])
-    neighbors = _municipal_frame(
-        [
-            ("Kenosha", "C", "Kenosha", city),
-            ("Pleasant Prairie", "V", "Kenosha", prairie),
-            ("Bristol", "V", "Kenosha", bristol),
-            ("PARIS", "T", "Kenosha", paris),
-            ("Mount Pleasant", "V", "Racine", mount_pleasant),
-            ("YORKVILLE", "T", "Racine", yorkville),
-        ]
-    )
-    return boundary, neighbors, shapely.union(kenosha, racine)
+    return boundary, neighbors, land
 
 
 def somers_streams() -> list[Stream]:
@@ -268,7 +234,7 @@ def write_floodplain(
 
 
 def make_somers(data: Path, out: Path) -> None:
-    """Write layers/somers/* (approximate boundaries + synthetic layers; DEM in feet)."""
+    """Write layers/somers/* (TIGER 2019 boundaries + synthetic layers; DEM in feet)."""
     out.mkdir(parents=True, exist_ok=True)
     boundary, neighbors, land = somers_municipalities(data)
     write_gpkg(boundary, out / "boundary.gpkg", "boundary")
