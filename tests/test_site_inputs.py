@@ -193,13 +193,20 @@ def _refused_site(
     assert not (tmp_path / "out" / "report.json").exists()
 
 
-def test_kml_without_polygon_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+@pytest.mark.parametrize(
+    ("folders", "words"),
+    [
+        ((("pins", [POINT, POINT, LINE]),), "holds no polygon (2 point and 1 line placemarks)"),
+        ((), "holds no polygon (no placemarks)"),  # an empty Document: GDAL lists no layer
+    ],
+)
+def test_kml_without_polygon_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture, folders: tuple, words: str
+) -> None:
     def write(p: Path) -> None:
-        p.write_text(_kml_text(("pins", [POINT, POINT, LINE])))
+        p.write_text(_kml_text(*folders))
 
-    _refused_site(
-        tmp_path, capsys, "site.kml", write, "holds no polygon (2 point and 1 line placemarks)"
-    )
+    _refused_site(tmp_path, capsys, "site.kml", write, words)
 
 
 def test_kml_with_polygons_in_two_folders_is_refused(

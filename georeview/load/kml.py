@@ -126,7 +126,7 @@ def kml_polygons(
     ----------
     folders : sequence of (name, GeoDataFrame)
         Each KML layer (GDAL makes one per Folder, and one for the Document's own
-        Placemarks) as read, in EPSG:4326.
+        Placemarks) as read, in EPSG:4326 (none: a KML without placemarks).
     path : Path
         The KML or KMZ file (for messages).
     field : str
@@ -194,7 +194,7 @@ def _counts(**kinds: int) -> str:
     words = {"point": "point", "line": "line", "other": "empty or mixed"}
     said = [f"{n} {words[k]}" for k, n in kinds.items() if n]
     if not said:
-        return "no other placemarks"
+        return "no placemarks"
     return (", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]) + (
         " placemark" + ("s" if sum(kinds.values()) > 1 else "")
     )

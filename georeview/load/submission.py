@@ -232,7 +232,8 @@ def _open_kml_polygons(
     must lie in one of them (:func:`georeview.load.kml.kml_polygons`).
     """
     _check_submission_file(path, folder, label)
-    names = layer_names(path, label)
+    # GDAL names every KML layer (after its Folder or Document): [None] is no placemark
+    names = [n for n in layer_names(path, label) if n is not None]
     folders = [
         (n, read_vector(path, layer=n, label=label, max_features=max_features)) for n in names
     ]
