@@ -68,7 +68,8 @@ subprocess). Each ends in one of two ways, never a traceback and never a wrong n
                                                    than 100 (GEOREVIEW_MAX_SITE_SQMI)
 33     site file is a symlink out of the folder    exit 2: submission.toml: site: points
                                                    outside the submission folder
-34     site in an unsupported format (.kml)        exit 2: site: unsupported format '.kml'
+34     site in an unsupported format (.dxf; KML    exit 2: site: unsupported format '.dxf'
+       and KMZ are read: test_site_inputs.py)
 =====  ==========================================  =============================================
 
 Limits (configurable by environment variable, :class:`georeview.config.Limits`): DEM
@@ -348,10 +349,11 @@ def test_33_site_symlink_out_of_the_folder(tmp_path, layers, capsys):
 
 def test_34_unsupported_format(tmp_path, layers, capsys):
     sub = _sub(tmp_path)
-    (sub / "site.kml").write_text("<kml/>")
-    text = (sub / "submission.toml").read_text().replace("site.geojson", "site.kml")
+    # a CAD drawing: GDAL could open it, but a DXF states no CRS and mixes layers
+    (sub / "site.dxf").write_text("0\nSECTION\n2\nENTITIES\n0\nENDSEC\n0\nEOF\n")
+    text = (sub / "submission.toml").read_text().replace("site.geojson", "site.dxf")
     (sub / "submission.toml").write_text(text)
-    refused(sub, layers, capsys, "site.kml", "unsupported format")
+    refused(sub, layers, capsys, "site.dxf", "unsupported format '.dxf'")
 
 
 # --------------------------------------------------------------------------- DEM coverage

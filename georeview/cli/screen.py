@@ -17,13 +17,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "parcels",
         help="parcel polygons: GeoPackage, shapefile (or .zip), GeoJSON, FlatGeobuf,"
-        " File Geodatabase (.gdb folder or .zip), GeoParquet, CSV with WKT or x/y columns",
+        " File Geodatabase (.gdb folder or .zip), KML/KMZ, GeoParquet, CSV with WKT or x/y"
+        " columns (CRS from the .prj beside it, or --crs)",
     )
     parser.add_argument("--layers", required=True, help="layers folder (with layers.toml)")
     parser.add_argument(
         "--out", required=True, help="output .csv, .xlsx, .gpkg, .parquet, .fgb, .geojson or .shp"
     )
-    parser.add_argument("--crs", help="CRS of a CSV parcel file, e.g. EPSG:4326")
+    parser.add_argument(
+        "--crs",
+        help="CRS of a CSV parcel file, e.g. EPSG:4326 (a .prj beside the CSV gives it too;"
+        " given both, they must agree)",
+    )
     parser.add_argument(
         "--no-bom", action="store_true", help="write a CSV output without the UTF-8 BOM"
     )

@@ -1,7 +1,9 @@
-"""CSV layers: a WKT column or x/y columns, read with pandas; the caller names the CRS.
+"""CSV layers: a WKT column or x/y columns, read with pandas; the CRS from a .prj or the caller.
 
-Text columns stay text (a parcel id such as ``"0123"`` keeps its leading zero); a CSV
-states no CRS, so it comes from ``--crs`` or ``crs =`` in layers.toml.
+Text columns stay text (a parcel id such as ``"0123"`` keeps its leading zero). A CSV
+states no CRS itself: it comes from a ``.prj`` beside it (``site.csv`` + ``site.prj``,
+the GeoCSV convention GDAL's CSV driver reads), or from ``--crs`` or ``crs =`` in
+layers.toml; given both, they must agree.
 """
 
 from __future__ import annotations
@@ -14,10 +16,21 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
+from pyproj import CRS
+from pyproj.exceptions import CRSError as PyprojCRSError
 
-from georeview.errors import DataSourceError
+from georeview.errors import CRSError, DataSourceError
+from georeview.load.files import check_regular, sidecar
 
-__all__ = ["CSV_WKT_COLUMNS", "CSV_XY_COLUMNS", "csv_geometry_columns", "csv_rows", "read_csv"]
+__all__ = [
+    "CSV_WKT_COLUMNS",
+    "CSV_XY_COLUMNS",
+    "csv_crs",
+    "csv_geometry_columns",
+    "csv_prj",
+    "csv_rows",
+    "read_csv",
+]
 
 #: Column names taken as WKT geometry in a CSV (compared case-insensitively).
 CSV_WKT_COLUMNS = ("wkt", "geometry", "geom", "the_geom", "wkt_geom", "shape")
@@ -130,3 +143,95 @@ def csv_rows(path: Path, label: str | None) -> tuple[int, tuple[str, ...]]:
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as exc:
         raise DataSourceError(f"cannot read as CSV ({exc})", path=path, field=label) from None
     return len(frame), tuple(map(str, header))
+
+
+#: Largest .prj read: one CRS in WKT is a few kilobytes (EPSG:3071 in WKT2 is 2.1 KB).
+_MAX_PRJ_BYTES = 64 * 1024
+
+
+def csv_prj(path: Path) -> Path | None:
+    """The ``.prj`` beside a CSV (``site.prj`` for ``site.csv``, either case), if any."""
+    return sidecar(path, ".prj")
+
+
+def _prj_crs(prj: Path, label: str | None) -> CRS:
+    """The CRS a .prj states (WKT, as GDAL writes and reads it).
+
+    Raises
+    ------
+    CRSError
+        Naming the .prj: not text, too large for a .prj, or not a CRS.
+    """
+    check_regular(prj, None, field=label)
+    try:
+        with open(prj, "rb") as fh:
+            raw = fh.read(_MAX_PRJ_BYTES + 1)
+    except OSError as exc:
+        raise CRSError(f"cannot read ({exc.strerror})", path=prj, field=label) from None
+    if len(raw) > _MAX_PRJ_BYTES:
+        raise CRSError(
+            f"more than {_MAX_PRJ_BYTES:,} bytes: not a .prj (one CRS in WKT)",
+            path=prj,
+            field=label,
+        )
+    try:
+        text = raw.decode("utf-8-sig").strip()
+        if not text:
+            raise ValueError("the file is empty")
+        return CRS.from_user_input(text)
+    except (UnicodeDecodeError, ValueError, PyprojCRSError) as exc:
+        why = " ".join(str(exc).split())[:160]
+        raise CRSError(
+            f"not a readable CRS ({why}); a .prj holds the CRS as WKT, as a shapefile's does",
+            path=prj,
+            field=label,
+        ) from None
+
+
+def csv_crs(path: Path, crs: Any, label: str | None) -> str | None:
+    """The CRS of a CSV layer: from the .prj beside it, from ``crs``, or both agreeing.
+
+    Parameters
+    ----------
+    path : Path
+        The CSV file.
+    crs : optional
+        The CRS the caller names (``--crs``, ``crs =`` in layers.toml), or ``None``.
+    label : str, optional
+        The field or option that named the file (for messages).
+
+    Returns
+    -------
+    str or None
+        The CRS (``None``: neither gives one).
+
+    Raises
+    ------
+    CRSError
+        ``crs`` is not a CRS; the .prj is malformed (naming the .prj); the .prj and
+        ``crs`` name different CRSs (rather than choosing one).
+    """
+    given = None
+    if crs is not None:
+        try:
+            given = CRS.from_user_input(crs)
+        except PyprojCRSError as exc:
+            raise CRSError(f"not a CRS: {crs!r} ({exc})", path=path, field="--crs") from None
+    prj = csv_prj(path)
+    if prj is None:
+        return None if given is None else given.to_string()
+    stated = _prj_crs(prj, label)
+    if given is not None and not stated.equals(given, ignore_axis_order=True):
+        raise CRSError(
+            f"its {prj.name} says {_crs_name(stated)} but the CRS given (--crs, or crs = in"
+            f" layers.toml) is {_crs_name(given)}: remove one, or make them agree",
+            path=path,
+            field=label,
+        )
+    return stated.to_wkt() if given is None else given.to_string()
+
+
+def _crs_name(crs: CRS) -> str:
+    """``EPSG:3071 (NAD83(HARN) / Wisconsin Transverse Mercator)``, or the name alone."""
+    code = crs.to_epsg(min_confidence=90)
+    return f"EPSG:{code} ({crs.name})" if code else crs.name

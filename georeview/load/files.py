@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 #: through pyogrio: "a/\r/site.geojson" opens "a/site.geojson"), so the file read
 #: would not be the one checked.
 _GDAL_STRIPPED = re.compile(r"[\t\n\v\f\r]")
+#: The name pyogrio gives bytes it hands GDAL (``/vsimem/pyogrio_<hex>``).
+_IN_MEMORY = re.compile(r"/vsimem/pyogrio_\w+")
 
 
 class QuietWarnings:
@@ -253,4 +255,6 @@ def driver_error(exc: Exception, what: str, path: Path, label: str | None) -> Da
             field=label,
         )
     text = " ".join(str(exc).split())
+    # a KMZ's KML is given to GDAL in memory: name the file, not the in-memory copy
+    text = _IN_MEMORY.sub(path.name, text)
     return DataSourceError(f"{what} ({text[:200]})", path=path, field=label)

@@ -3,7 +3,9 @@
 Submissions are untrusted (SECURITY.md): every file they name stays inside the folder, is a
 regular file, fits the upload and feature limits and holds one layer; the site's polygons
 must be polygons with finite coordinates, lie where the working CRS is used and cover an
-area a construction site could. Invalid polygons are repaired and the repairs reported.
+area a construction site could. Invalid polygons are repaired and the repairs reported. A
+KML or KMZ site is its polygons (:func:`georeview.load.kml.kml_polygons`); the pins and
+paths beside them are set aside with a warning.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from pyproj import CRS
 from georeview.config import Submission, limits, load_submission_config
 from georeview.errors import DataSourceError, GeometryError, LimitError
 from georeview.load.crs import to_crs
-from georeview.load.files import check_regular, check_shapefile_counts
+from georeview.load.csv_layer import csv_prj
+from georeview.load.files import check_limit, check_regular, check_shapefile_counts
 from georeview.load.geometry import (
     check_finite_coordinates,
     check_in_area_of_use,
@@ -30,6 +33,7 @@ from georeview.load.geometry import (
     repair_invalid,
     reproject,
 )
+from georeview.load.kml import KML_SUFFIXES, kml_polygons
 from georeview.load.vector import VECTOR_SUFFIXES, layer_names, read_vector
 
 __all__ = [
@@ -70,6 +74,8 @@ class LoadedSubmission:
     disturbance: gpd.GeoDataFrame
     disturbance_declared: bool
     repairs: tuple[Repair, ...] = ()
+    #: What loading set aside, for report.json ``warnings`` (a KML's pins and paths).
+    notes: tuple[str, ...] = ()
 
     @property
     def site_geom(self) -> shapely.Geometry:
@@ -98,11 +104,11 @@ def load_submission(folder: Path, working_crs: CRS | str = "EPSG:3071") -> Loade
     toml_path = folder / "submission.toml"
     cfg = load_submission_config(toml_path, folder=folder)
     crs = to_crs(working_crs)
-    site, rep1 = read_polygons(
+    site, rep1, notes1 = read_polygons(
         submission_file(folder, cfg.site, "site"), crs, field="site", folder=folder
     )
     if cfg.disturbance:
-        dist, rep2 = read_polygons(
+        dist, rep2, notes2 = read_polygons(
             submission_file(folder, cfg.disturbance, "disturbance"),
             crs,
             field="disturbance",
@@ -110,7 +116,7 @@ def load_submission(folder: Path, working_crs: CRS | str = "EPSG:3071") -> Loade
         )
         declared = True
     else:
-        dist, rep2, declared = site, (), False
+        dist, rep2, notes2, declared = site, (), (), False
     return LoadedSubmission(
         folder=folder,
         config=cfg,
@@ -118,6 +124,7 @@ def load_submission(folder: Path, working_crs: CRS | str = "EPSG:3071") -> Loade
         disturbance=dist,
         disturbance_declared=declared,
         repairs=rep1 + rep2,
+        notes=notes1 + notes2,
     )
 
 
@@ -163,6 +170,8 @@ def _check_upload_size(path: Path, max_bytes: int, field: str, folder: Path | No
         ]
     elif path.is_dir():  # a File Geodatabase folder
         parts = list(path.rglob("*"))
+    elif path.suffix.lower() == ".csv":  # a CSV and the .prj giving its CRS
+        parts = [path, *filter(None, [csv_prj(path)])]
     else:
         parts = [path]
     if folder is not None:
@@ -178,13 +187,11 @@ def _check_upload_size(path: Path, max_bytes: int, field: str, folder: Path | No
         )
 
 
-def _open_submission_file(
-    path: Path, *, folder: Path | None, label: str, max_features: int
-) -> gpd.GeoDataFrame:
-    """Read a submission's vector file after the checks every such file passes.
+def _check_submission_file(path: Path, folder: Path | None, label: str) -> None:
+    """The checks every submission vector file passes before it is opened.
 
-    A supported format, within the upload size, matching shapefile record counts, and
-    one layer (which layer is the site would otherwise be a guess).
+    A supported format, within the upload size (its parts regular files inside the
+    submission), matching shapefile record counts.
     """
     if path.suffix.lower() not in VECTOR_SUFFIXES:
         raise DataSourceError(
@@ -194,6 +201,17 @@ def _open_submission_file(
         )
     _check_upload_size(path, limits().max_upload_bytes, label, folder)
     check_shapefile_counts(path, label)
+
+
+def _open_submission_file(
+    path: Path, *, folder: Path | None, label: str, max_features: int
+) -> gpd.GeoDataFrame:
+    """Read a submission's vector file after the checks every such file passes.
+
+    Those of :func:`_check_submission_file`, and one layer (which layer is the site
+    would otherwise be a guess).
+    """
+    _check_submission_file(path, folder, label)
     names = layer_names(path, label) if path.exists() else [None]
     if len(names) > 1:
         raise DataSourceError(
@@ -203,6 +221,31 @@ def _open_submission_file(
             field=label,
         )
     return read_vector(path, label=label, max_features=max_features)
+
+
+def _open_kml_polygons(
+    path: Path, *, folder: Path | None, label: str, max_features: int
+) -> tuple[gpd.GeoDataFrame, tuple[str, ...]]:
+    """Read the polygons of a KML or KMZ site or disturbance file, and what was set aside.
+
+    Every folder (GDAL layer) is read, ``max_features`` counting them all; the polygons
+    must lie in one of them (:func:`georeview.load.kml.kml_polygons`).
+    """
+    _check_submission_file(path, folder, label)
+    # GDAL names every KML layer (after its Folder or Document): [None] is no placemark
+    names = [n for n in layer_names(path, label) if n is not None]
+    folders = [
+        (n, read_vector(path, layer=n, label=label, max_features=max_features)) for n in names
+    ]
+    check_limit(
+        sum(len(g) for _, g in folders),
+        max_features,
+        "features",
+        "GEOREVIEW_MAX_SUBMISSION_FEATURES",
+        path=path,
+        field=label,
+    )
+    return kml_polygons(folders, path, label)
 
 
 def read_submission_layer(
@@ -282,13 +325,14 @@ def read_polygons(
     field: str,
     max_features: int | None = None,
     folder: Path | None = None,
-) -> tuple[gpd.GeoDataFrame, tuple[Repair, ...]]:
+) -> tuple[gpd.GeoDataFrame, tuple[Repair, ...], tuple[str, ...]]:
     """Read a submission's polygon file (site or disturbance), strictly.
 
     Parameters
     ----------
     path : Path
-        GeoJSON, shapefile or GeoPackage with a declared CRS.
+        Any format of :data:`~georeview.load.vector.VECTOR_SUFFIXES` with a declared
+        CRS (KML and KMZ: EPSG:4326 by the standard; CSV: its .prj).
     working_crs : pyproj.CRS
         Projected CRS to reproject into.
     field : str
@@ -302,15 +346,19 @@ def read_polygons(
 
     Returns
     -------
-    (GeoDataFrame, tuple of Repair)
-        Polygons in the working CRS, and the repairs made.
+    (GeoDataFrame, tuple of Repair, tuple of str)
+        Polygons in the working CRS, the repairs made, and the warnings of what was
+        set aside (a KML's pins and paths).
 
     Raises
     ------
     CRSError
         The file declares no CRS.
     GeometryError
-        No features, an empty geometry, or points/lines where a polygon belongs.
+        No features, an empty geometry, or points/lines where a polygon belongs (in
+        a KML: no polygon at all).
+    DataSourceError
+        A KML with polygons in several folders.
     LimitError
         A file larger than ``limits().max_upload_bytes``, more features than
         ``max_features``, or a site larger than ``limits().max_site_sqmi``.
@@ -319,7 +367,11 @@ def read_polygons(
     lim = limits()
     if max_features is None:
         max_features = lim.max_submission_features
-    gdf = _open_submission_file(path, folder=folder, label=field, max_features=max_features)
+    notes: tuple[str, ...] = ()
+    if path.suffix.lower() in KML_SUFFIXES:
+        gdf, notes = _open_kml_polygons(path, folder=folder, label=field, max_features=max_features)
+    else:
+        gdf = _open_submission_file(path, folder=folder, label=field, max_features=max_features)
     if len(gdf) == 0:
         raise GeometryError("contains no features", path=path, field=field)
     _check_polygons(gdf.geometry.values, path, field)
@@ -327,4 +379,4 @@ def read_polygons(
     out = reproject(gdf, working_crs, path=path, field=field)
     check_in_area_of_use(out, working_crs, path=path, field=field)
     check_site_size(out, working_crs, lim.max_site_sqmi, path=path, field=field)
-    return out, repairs
+    return out, repairs, notes

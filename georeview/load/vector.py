@@ -6,10 +6,13 @@ Formats, by what the path is:
   through pyogrio/GDAL;
 - a ``.zip`` (zipped shapefile or zipped File Geodatabase) through GDAL's ``/vsizip/``,
   after its member count and uncompressed size are checked against the zip limits;
+- KML through GDAL, and KMZ through GDAL given the KML inside it once georeview has
+  checked the zip (:mod:`georeview.load.kml`); always EPSG:4326;
 - GeoParquet (``.parquet``, ``.geoparquet``) through pyarrow and geopandas, never through
   GDAL (:mod:`georeview.load.geoparquet`);
-- CSV with a WKT column or x/y columns, through pandas; a CSV states no CRS, so the
-  caller names it (``--crs``, ``crs =`` in layers.toml) (:mod:`georeview.load.csv_layer`).
+- CSV with a WKT column or x/y columns, through pandas; its CRS is in a ``.prj`` beside
+  it (GDAL's GeoCSV convention) or named by the caller (``--crs``, ``crs =`` in
+  layers.toml), and the two must agree (:mod:`georeview.load.csv_layer`).
 
 Every format gives the same GeoDataFrame for the same features (same columns, same
 coordinates), so a layer gives the same numbers whatever it is stored in. Each failure is
@@ -28,11 +31,10 @@ import geopandas as gpd
 import numpy as np
 import shapely
 from pyproj import CRS
-from pyproj.exceptions import CRSError as PyprojCRSError
 
 from georeview.errors import CRSError, DataSourceError
 from georeview.load.crs import bbox_into
-from georeview.load.csv_layer import csv_geometry_columns, csv_rows, read_csv
+from georeview.load.csv_layer import csv_crs, csv_geometry_columns, csv_rows, read_csv
 from georeview.load.files import (
     QuietWarnings,
     check_exists,
@@ -49,6 +51,7 @@ from georeview.load.geoparquet import (
     parquet_crs,
     read_parquet,
 )
+from georeview.load.kml import KML_SUFFIXES, gdal_source
 
 __all__ = [
     "PARQUET_SUFFIXES",
@@ -71,6 +74,7 @@ VECTOR_SUFFIXES = (
     ".fgb",
     ".gdb",
     ".zip",
+    *KML_SUFFIXES,
     *PARQUET_SUFFIXES,
     ".csv",
 )
@@ -115,7 +119,7 @@ def layer_names(path: Path | str, label: str | None = None) -> list[str | None]:
         return [None]
     _gdal_checks(path, label)
     try:
-        layers = pyogrio.list_layers(path)
+        layers = pyogrio.list_layers(gdal_source(path, label))
     except Exception as exc:  # pyogrio raises several driver-specific classes
         raise driver_error(exc, "cannot open as a vector layer", path, label) from None
     with_geom = [str(name) for name, gtype in layers if gtype is not None]
@@ -143,15 +147,6 @@ def _pick_layer(path: Path, layer: str | None, label: str | None) -> str | None:
     return names[0]
 
 
-def _user_crs(crs: Any, label: str | None, path: Path) -> str | None:
-    if crs is None:
-        return None
-    try:
-        return CRS.from_user_input(crs).to_string()
-    except PyprojCRSError as exc:
-        raise CRSError(f"not a CRS: {crs!r} ({exc})", path=path, field="--crs") from None
-
-
 def vector_info(
     path: Path | str,
     *,
@@ -171,7 +166,8 @@ def vector_info(
     label : str, optional
         The field or option that named the file (for messages).
     crs : optional
-        The CRS of a CSV (required there; ignored for formats that state theirs).
+        The CRS of a CSV (needed there unless a ``.prj`` beside it gives it, and then
+        it must agree; ignored for formats that state theirs).
     force_count : bool
         Count features when the driver does not store the count (GeoJSON).
     """
@@ -189,10 +185,13 @@ def vector_info(
     if kind == "csv":
         n, header = csv_rows(path, label)
         geom = csv_geometry_columns(header) or ()
-        return VectorInfo(n, _user_crs(crs, label, path), tuple(c for c in header if c not in geom))
+        found = csv_crs(path, crs, label)
+        return VectorInfo(n, found, tuple(c for c in header if c not in geom))
     layer = _pick_layer(path, layer, label)
     try:
-        info = pyogrio.read_info(path, layer=layer, force_feature_count=force_count)
+        info = pyogrio.read_info(
+            gdal_source(path, label), layer=layer, force_feature_count=force_count
+        )
     except Exception as exc:
         raise driver_error(exc, "cannot open as a vector layer", path, label) from None
     bounds = info.get("total_bounds")
@@ -222,7 +221,8 @@ def _check_readable(info: VectorInfo, path: Path, label: str | None, max_feature
     )
     if info.crs is None:
         why = {
-            "csv": "a CSV states no CRS: name it (--crs, or crs = in layers.toml)",
+            "csv": "a CSV states no CRS: put its .prj beside it, or name it (--crs, or"
+            " crs = in layers.toml)",
             "parquet": "its GeoParquet metadata says the CRS is unknown",
         }.get(format_of(path), "for a shapefile, the .prj file is missing")
         raise CRSError(f"has no coordinate reference system ({why})", path=path, field=label)
@@ -261,7 +261,7 @@ def read_vector(
         CTV = 'V'``) in GDAL's SQLite dialect for every format (text comparisons are
         case-sensitive). GeoParquet and CSV rows are filtered by the same SQL, in memory.
     crs : optional
-        The CRS of a CSV file.
+        The CRS of a CSV file (or from the ``.prj`` beside it).
     skip, count : int
         Read rows ``skip`` to ``skip + count`` only (input order; a partition).
     max_features : int, optional
@@ -274,7 +274,8 @@ def read_vector(
         A missing or unreadable file, several layers and none named, a CSV without
         geometry columns, a bad ``where``.
     CRSError
-        The layer states no CRS (a shapefile without .prj, a CSV without ``crs``).
+        The layer states no CRS (a shapefile without .prj, a CSV without ``crs`` or
+        .prj), or a CSV's ``crs`` and .prj disagree.
     LimitError
         More features than ``max_features``; a zip over the zip limits.
     """
@@ -378,11 +379,12 @@ def _read_gdal(
     import pyogrio
 
     kw = {"layer": None if where else name, **options, **_where_sql(name, where)}
+    src = gdal_source(path, label)
     try:
         # GDAL's warnings (a polygon of many rings is slow to assemble, a NaN
         # coordinate) become debug lines: what is wrong is refused after the read
         with QuietWarnings(path):
-            return pyogrio.read_dataframe(path, **kw)
+            return pyogrio.read_dataframe(src, **kw)
     except Exception as exc:
         first = exc
     # One geometry GEOS cannot build (a ring of two points) fails the whole read:
@@ -390,8 +392,8 @@ def _read_gdal(
     # (callers refuse it, or make it an error row)
     try:
         with QuietWarnings(path):
-            frame = pyogrio.read_dataframe(path, read_geometry=False, **kw)
-            _, _, wkb, _ = pyogrio.raw.read(path, columns=[], **kw)
+            frame = pyogrio.read_dataframe(src, read_geometry=False, **kw)
+            _, _, wkb, _ = pyogrio.raw.read(src, columns=[], **kw)
         geoms = shapely.from_wkb(wkb, on_invalid="ignore")
     except Exception:
         what = "cannot read features" if where is None else f"cannot apply where {where!r}"

@@ -56,12 +56,13 @@ class Source:
     """The parcel file and how to read it in slices (picklable, read on Dask workers too).
 
     Any format of :mod:`georeview.load.vector` (GeoPackage, shapefile or zipped shapefile,
-    GeoJSON, FlatGeobuf, File Geodatabase, GeoParquet, CSV with ``crs``).
+    GeoJSON, FlatGeobuf, File Geodatabase, KML/KMZ, GeoParquet, CSV with ``crs`` or a .prj).
     """
 
     path: str
     layer: str | None = None
-    #: CRS of a CSV parcel file (``--crs``); other formats state their own.
+    #: CRS of a CSV parcel file (``--crs``; it must agree with a .prj beside the CSV);
+    #: other formats state their own.
     crs: str | None = None
     #: The layer and CRS each slice is read with, found once by :meth:`inspected`
     #: (``None``: not inspected, so every slice is read through all of ``read_vector``'s
@@ -82,7 +83,7 @@ class Source:
         if info.crs is None:
             raise CRSError(
                 "the parcel layer has no coordinate reference system (a CSV states none:"
-                " pass --crs)",
+                " put its .prj beside it, or pass --crs)",
                 path=self.path,
                 field="parcels",
             )
@@ -156,11 +157,15 @@ def run_key(source: Source, layers: Any, options: Mapping[str, Any]) -> str:
 
     A work folder whose manifest has another key is stale and is started over.
     """
+    from georeview.load.csv_layer import csv_prj
+
     h = hashlib.sha256()
     p = Path(source.path)
     files = [p]
     if p.suffix.lower() == ".shp":
         files = sorted(q for q in p.parent.glob(p.stem + ".*") if q.is_file())
+    elif p.suffix.lower() == ".csv":  # its .prj gives its CRS
+        files = [p, *filter(None, [csv_prj(p)])]
     elif p.is_dir():  # a File Geodatabase folder
         files = sorted(q for q in p.rglob("*") if q.is_file())
     for f in files:

@@ -89,7 +89,7 @@ def review(
         jurisdictions = jurisdictions_for(layers)
     site = sub.site_geom
     disturbance = sub.disturbance_geom
-    warnings = _disturbance_warnings(sub, site, disturbance)
+    warnings = [*sub.notes, *_disturbance_warnings(sub, site, disturbance)]
     trace_ft = float(ordinance.param("downstream_trace_ft"))
     ctx = _read_context(layers, site, trace_ft * M_PER_FT + CONTEXT_MARGIN_M)
     areas = measure_areas(

@@ -10,6 +10,10 @@ Only permissively licensed sources are read (see ``../shared/data/SOURCES.md``):
 - ``wi_dane/dane_county_munis.geojson``: Wisconsin LTSB municipal boundaries (January 2025).
   The municipalities within 12 km of the Village of Deerfield, whole and unchanged, and all
   60 of them as a GeoPackage.
+- ``kml/``: the site and disturbance of ``sample_sites/deerfield_minor_home`` (georeview's
+  own sample, MIT) written as Google Earth Pro saves a placemark (Document, Style, Folder,
+  Placemark Polygon with altitudeMode and z = 0, a Point placemark beside), with the
+  sample's coordinates unchanged.
 - ``wi_central_sands/``: USGS ``DOI-USGS/modflow-setup`` test data, public domain / CC0 1.0.
   The Plainfield DEM re-compressed (same values, grid, CRS and dtype), its lakes as a
   GeoPackage, a window of the geographic Pleasant Lake DEM, and the Plainfield DEM warped to
@@ -24,6 +28,7 @@ GeoPackage timestamps are pinned with GDAL's ``OGR_CURRENT_DATE``.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 from pathlib import Path
 
@@ -37,6 +42,7 @@ from rasterio.warp import Resampling, reproject, transform_bounds
 from rasterio.windows import Window, from_bounds
 
 HERE = Path(__file__).resolve().parent
+SAMPLE = HERE.parents[1] / "sample_sites" / "deerfield_minor_home"
 DEFAULT_DATA = HERE.parents[2] / "shared" / "data"
 PINNED_DATE = "2025-01-17T00:00:00Z"
 #: Features of the Dane file kept: those within this distance of the Village of Deerfield.
@@ -187,6 +193,75 @@ def cut_central_sands(data: Path, out: Path) -> None:
     _write_tif(out / "plainfield_dem_ftus_2289.tif", z_ft, profile, tags)
 
 
+#: A placemark as Google Earth Pro 7.3 saves it ("Save Place As... .kml"): a Document
+#: with its Style, a Folder, the Polygon (tessellate, altitudeMode, z = 0) and a pin.
+GOOGLE_EARTH_KML = """<?xml version="1.0" encoding="UTF-8"?>
+<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2" \
+xmlns:kml="http://www.opengis.net/kml/2.2" xmlns:atom="http://www.w3.org/2005/Atom">
+<Document>
+\t<name>{title}.kml</name>
+\t<Style id="poly_site">
+\t\t<LineStyle>
+\t\t\t<color>ff0000ff</color>
+\t\t\t<width>2</width>
+\t\t</LineStyle>
+\t\t<PolyStyle>
+\t\t\t<color>4d0000ff</color>
+\t\t</PolyStyle>
+\t</Style>
+\t<Folder>
+\t\t<name>{title}</name>
+\t\t<open>1</open>
+\t\t<Placemark>
+\t\t\t<name>{name}</name>
+\t\t\t<styleUrl>#poly_site</styleUrl>
+\t\t\t<Polygon>
+\t\t\t\t<tessellate>1</tessellate>
+\t\t\t\t<altitudeMode>clampToGround</altitudeMode>
+\t\t\t\t<outerBoundaryIs>
+\t\t\t\t\t<LinearRing>
+\t\t\t\t\t\t<coordinates>
+\t\t\t\t\t\t\t{coordinates}
+\t\t\t\t\t\t</coordinates>
+\t\t\t\t\t</LinearRing>
+\t\t\t\t</outerBoundaryIs>
+\t\t\t</Polygon>
+\t\t</Placemark>
+\t\t<Placemark>
+\t\t\t<name>{pin}</name>
+\t\t\t<Point>
+\t\t\t\t<gx:drawOrder>1</gx:drawOrder>
+\t\t\t\t<coordinates>{pin_xy},0</coordinates>
+\t\t\t</Point>
+\t\t</Placemark>
+\t</Folder>
+</Document>
+</kml>
+"""
+
+
+def write_kml(samples: Path, out: Path) -> None:
+    """The deerfield_minor_home site and disturbance as Google Earth KML files.
+
+    The coordinates are the sample's GeoJSON numbers written unchanged (their shortest
+    repr, 7 decimals), each with Google Earth's ``,0`` altitude; the pin is the ring's
+    first vertex (the driveway corner), so the KML holds a Point placemark beside the
+    Polygon as Google Earth users' files do.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    for layer, pin in (("site", "Driveway entrance"), ("disturbance", "Stockpile")):
+        feature = json.loads((samples / f"{layer}.geojson").read_text())["features"][0]
+        ring = feature["geometry"]["coordinates"][0]
+        text = GOOGLE_EARTH_KML.format(
+            title="112 Main St",
+            name=feature["properties"]["name"],
+            coordinates=" ".join(f"{x!r},{y!r},0" for x, y in ring) + " ",
+            pin=pin,
+            pin_xy=f"{ring[0][0]!r},{ring[0][1]!r}",
+        )
+        (out / f"deerfield_minor_home_{layer}.kml").write_text(text, encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Rewrite every file under ``--out`` from ``--data``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -198,6 +273,7 @@ def main(argv: list[str] | None = None) -> None:
     cut_dane(args.data, args.out / "wi_dane")
     copy_dane_all(args.data, args.out / "wi_dane")
     cut_central_sands(args.data, args.out / "wi_central_sands")
+    write_kml(SAMPLE, args.out / "kml")
     for cache in args.out.glob("*/*.aux.xml"):
         cache.unlink()
 
