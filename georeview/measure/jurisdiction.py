@@ -437,7 +437,7 @@ def city_class_message(missing: list[tuple[str, float]], reach_miles: Mapping[st
         f"{'a city lies' if one else f'{len(missing)} cities lie'} within the village's reach"
         f" plus {city_miles:g} mi, where {'its' if one else 'their'} class decides where the"
         f" equidistant line falls, and {'has' if one else 'have'} no class: {listed}. A class"
-        " is 1 to 4 under Wis. Stat. § 62.05, as the city has proclaimed it (not as its"
+        " is 1 to 4, as the city has proclaimed it under the state's city-class statute (not as its"
         f" population would allow); by the ordinance's etj_miles, {class_reaches(reach_miles)}"
     )
 
