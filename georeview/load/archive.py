@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import stat
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from georeview.errors import DataSourceError, LimitError
 
-__all__ = ["ZipEntry", "checked_entries", "read_entry"]
+__all__ = ["ZipEntry", "checked_entries", "entry_blocks", "read_entry"]
 
 #: One entry of a checked zip and its relative path (``None`` for the root folder).
 ZipEntry = tuple[zipfile.ZipInfo, PurePosixPath | None]
@@ -67,6 +68,40 @@ def checked_entries(
     return planned
 
 
+def entry_blocks(
+    zf: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    zip_path: Path,
+    *,
+    max_bytes: int,
+    done: int = 0,
+    field: str | None = None,
+) -> Iterator[bytes]:
+    """The blocks of one entry as it decompresses, counted against ``max_bytes``.
+
+    The count starts at ``done`` (the bytes already taken from the same zip), so a
+    folder's extraction holds all its entries to one budget. Counting the bytes as they
+    come, not the sizes the headers declare, is what stops a zip that lies about them.
+
+    Raises
+    ------
+    LimitError
+        ``done`` plus this entry's bytes exceed ``max_bytes``.
+    """
+    total = done
+    with zf.open(info) as src:
+        while block := src.read(1 << 16):
+            total += len(block)
+            if total > max_bytes:
+                raise LimitError(
+                    f"uncompressed size exceeds the limit of {max_bytes:,} bytes"
+                    " (GEOREVIEW_MAX_ZIP_BYTES)",
+                    path=zip_path,
+                    field=field,
+                )
+            yield block
+
+
 def read_entry(
     zf: zipfile.ZipFile,
     info: zipfile.ZipInfo,
@@ -84,20 +119,8 @@ def read_entry(
     DataSourceError
         A damaged entry (bad CRC, truncated stream).
     """
-    blocks: list[bytes] = []
-    total = 0
     try:
-        with zf.open(info) as src:
-            while block := src.read(1 << 16):
-                total += len(block)
-                if total > max_bytes:
-                    raise LimitError(
-                        f"uncompressed size exceeds the limit of {max_bytes:,} bytes"
-                        " (GEOREVIEW_MAX_ZIP_BYTES)",
-                        path=zip_path,
-                        field=field,
-                    )
-                blocks.append(block)
+        blocks = list(entry_blocks(zf, info, zip_path, max_bytes=max_bytes, field=field))
     except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError) as exc:
         text = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise DataSourceError(

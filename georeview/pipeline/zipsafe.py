@@ -14,8 +14,8 @@ import zipfile
 from pathlib import Path
 
 from georeview.config import Limits, limits
-from georeview.errors import DataSourceError, LimitError
-from georeview.load.archive import checked_entries
+from georeview.errors import DataSourceError
+from georeview.load.archive import checked_entries, entry_blocks
 
 __all__ = ["MAX_UNZIPPED_BYTES", "MAX_ZIP_MEMBERS", "extract_zip", "reason_of"]
 
@@ -71,15 +71,9 @@ def extract_zip(
                     continue
                 target.parent.mkdir(parents=True, exist_ok=True)
                 # "x" mode: an entry never replaces a file already extracted
-                with zf.open(info) as src, open(target, "xb") as dst:
-                    while block := src.read(1 << 16):
+                with open(target, "xb") as dst:
+                    for block in entry_blocks(zf, info, zip_path, max_bytes=max_bytes, done=total):
                         total += len(block)
-                        if total > max_bytes:
-                            raise LimitError(
-                                f"uncompressed size exceeds the limit of {max_bytes:,} bytes"
-                                " (GEOREVIEW_MAX_ZIP_BYTES)",
-                                path=zip_path,
-                            )
                         dst.write(block)
             except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError) as exc:
                 raise DataSourceError(
