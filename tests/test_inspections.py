@@ -267,3 +267,48 @@ def test_cli_bad_input_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "missing column" in err
     assert err.count("\n") == 1
+
+
+def _far_files(tmp_path, where):
+    far = "9999-12-30"
+    log, rain = tmp_path / "log.csv", tmp_path / "rain.csv"
+    log.write_text(
+        "date,inspector,phase\n2025-06-02,A. Smith,grading\n"
+        + (f"{far},A. Smith,grading\n" if where == "log" else ""),
+        encoding="utf-8",
+    )
+    rain.write_text(
+        "date,rain_in\n2025-06-01,0\n" + (f"{far},0.5\n" if where == "rain" else ""),
+        encoding="utf-8",
+    )
+    return log, rain
+
+
+@pytest.mark.parametrize("where", ["log", "rain"])
+def test_a_date_past_the_calendar_is_one_line_not_an_overflow(tmp_path, capsys, where):
+    """Before: a log or rain date in year 9999 ended in "internal error: OverflowError: date
+    value out of range" (the 24-hour and weekly windows step past dt.date.max), exit 1."""
+    from georeview.cli.main import main as georeview
+
+    log, rain = _far_files(tmp_path, where)
+    argv = ["inspections", str(log), "--rain", str(rain), "--municipality", "somers"]
+    assert georeview(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    named = log if where == "log" else rain
+    assert err.startswith(f"georeview: error: {named}: line 3, column date:"), err
+    assert "outside 1900-01-01 to 2200-12-31" in err
+
+
+def test_an_end_date_past_the_calendar_is_refused_by_the_parser(tmp_path, capsys):
+    from georeview.cli.main import main as georeview
+
+    log, rain = _far_files(tmp_path, "none")
+    argv = ["inspections", str(log), "--rain", str(rain), "--municipality", "somers",
+            "--end", "9999-12-30"]  # fmt: skip
+    with pytest.raises(SystemExit) as stop:
+        georeview(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --end: '9999-12-30' is outside 1900-01-01 to 2200-12-31" in err
+    assert "internal error" not in err

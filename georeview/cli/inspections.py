@@ -6,6 +6,7 @@ import argparse
 import datetime as dt
 import sys
 
+from georeview.config import MAX_DATE, MIN_DATE
 from georeview.errors import GeoReviewError
 from georeview.procedure.inspections import run
 
@@ -13,11 +14,16 @@ __all__ = ["add_arguments", "main"]
 
 
 def _date_arg(text: str) -> dt.date:
-    """Argparse type for YYYY-MM-DD."""
+    """Argparse type for YYYY-MM-DD, within the dates a submission may give."""
     try:
-        return dt.date.fromisoformat(text)
+        day = dt.date.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+    if not MIN_DATE <= day <= MAX_DATE:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is outside {MIN_DATE.isoformat()} to {MAX_DATE.isoformat()}"
+        )
+    return day
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,7 +62,8 @@ def main(args: argparse.Namespace) -> int:
             overwrite=bool(getattr(args, "overwrite", False)),
         )
     except GeoReviewError as exc:
-        sys.stderr.write(f"georeview inspections: {exc.one_line()}\n")
+        # the one-line form every command uses (DESIGN §2.1)
+        sys.stderr.write(f"georeview: error: {exc.one_line()}\n")
         return 2
     sys.stdout.write(
         f"{result.status}: {result.start} to {result.end}, {result.n_inspections} inspections, "

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from georeview.calendar import municipality_calendar
+from georeview.config import MAX_DATE, MIN_DATE
 from georeview.errors import ConfigError, DataSourceError, InputError, OutputError
 from georeview.sanitise import SafeWriter
 
@@ -230,8 +231,21 @@ def _read_table(path: Path, required: Sequence[str]) -> list[tuple[int, dict[str
 
 
 def _parse_when(text: str, *, path: Path, line: int) -> dt.datetime | dt.date:
+    """Parse a date, optionally with a time, held to the dates a submission may give."""
+    when = _parse_date_text(text, path=path, field=f"line {line}, column date")
+    day = when.date() if isinstance(when, dt.datetime) else when
+    if not MIN_DATE <= day <= MAX_DATE:
+        # the weekly and 24-hour windows are date arithmetic: past year 9999 it overflows
+        raise InputError(
+            f"date {text!r} is outside {MIN_DATE.isoformat()} to {MAX_DATE.isoformat()}",
+            path=path,
+            field=f"line {line}, column date",
+        )
+    return when
+
+
+def _parse_date_text(text: str, *, path: Path, field: str) -> dt.datetime | dt.date:
     """Parse a date, optionally with a time (ISO 8601 or US month/day/year)."""
-    field = f"line {line}, column date"
     if not text:
         raise InputError("blank date", path=path, field=field)
     try:
