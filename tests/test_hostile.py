@@ -672,3 +672,43 @@ def test_csv_cells_cannot_be_formulas(
     assert rows[0]["parcel_id"] == "'@SUM(1+1)"
     assert rows[0]["NOTE"] == "'-2+3"
     assert float(rows[0]["area_sqft"]) == pytest.approx(SITE_SQFT, abs=0.05)  # to 0.1 sq ft
+
+
+# --------------------------------------------------------------------------- second-wave leftovers
+
+
+def test_a_300_byte_site_file_name_is_one_line(
+    tmp_path: Path, layers: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Before: "internal error: OSError: [Errno 36] File name too long" (exit 1); Linux file
+    names hold 255 bytes, and Path.exists raises rather than answer for a longer one."""
+    sub = write_submission(tmp_path / "sub", SITE, toml=TOML)
+    long_name = "s" * 292 + ".geojson"  # 300 bytes
+    text = (sub / "submission.toml").read_text()
+    (sub / "submission.toml").write_text(text.replace('"site.geojson"', f'"{long_name}"'))
+    code, _, err = run("review", sub, "--out", tmp_path / "out", "--layers", layers,
+                       "--no-map", capsys=capsys)  # fmt: skip
+    assert code == 2
+    line = _one_clean_line(err)
+    assert line.startswith(f"georeview: error: {sub / 'submission.toml'}: site: ")
+    assert "(300 bytes) cannot be a file name here (File name too long)" in line
+    assert len(line) < 400  # the name is cut in the message, not echoed whole
+
+
+def test_a_local_cs_prj_is_one_line(
+    tmp_path: Path, layers: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Before: "internal error: ProjError: Error creating Transformer from CRS." (exit 1): a
+    LOCAL_CS parses as a CRS, but nothing relates its coordinates to the earth."""
+    sub = write_submission(tmp_path / "sub", SITE, toml=TOML, site_name="site.shp")
+    (sub / "site.prj").write_text(
+        'LOCAL_CS["Site grid",LOCAL_DATUM["Site datum",0],UNIT["metre",1],'
+        'AXIS["X",EAST],AXIS["Y",NORTH]]'
+    )
+    code, _, err = run("review", sub, "--out", tmp_path / "out", "--layers", layers,
+                       "--no-map", capsys=capsys)  # fmt: skip
+    assert code == 2
+    line = _one_clean_line(err)
+    assert line.startswith(f"georeview: error: {sub / 'site.shp'}: site: ")
+    assert "no transformation from 'Site grid' to the working CRS" in line
+    assert "local or engineering CRS" in line

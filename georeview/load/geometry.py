@@ -13,6 +13,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 from pyproj import CRS
+from pyproj.exceptions import ProjError
 
 from georeview.errors import CRSError, GeometryError, LimitError
 
@@ -78,7 +79,17 @@ def reproject(
     CRSError
         Non-finite bounds after the transform (a declared CRS that is not the data's).
     """
-    out = gdf.to_crs(working_crs)
+    try:
+        out = gdf.to_crs(working_crs)
+    except ProjError as exc:
+        # a LOCAL_CS (engineering CRS) parses, but PROJ knows no way from it to the earth
+        name = getattr(gdf.crs, "name", None) or "the declared CRS"
+        raise CRSError(
+            f"no transformation from {name!r} to the working CRS ({' '.join(str(exc).split())});"
+            " a local or engineering CRS cannot place the site: export it in a real CRS",
+            path=path,
+            field=field,
+        ) from None
     if len(out) and not np.isfinite(out.total_bounds).all():
         raise CRSError(
             "coordinates do not transform to the working CRS (is the declared CRS right?)",

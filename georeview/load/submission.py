@@ -150,7 +150,17 @@ def submission_file(folder: Path, name: str, field: str) -> Path:
         raise DataSourceError(
             f"{name!r} points outside the submission folder", path=toml, field=field
         )
-    if not path.exists():
+    try:
+        found = path.exists()
+    except OSError as exc:  # a name the file system cannot hold (ENAMETOOLONG), ...
+        shown = name if len(name) <= 60 else f"{name[:40]}...{name[-12:]}"
+        raise DataSourceError(
+            f"{shown!r} ({len(name.encode('utf-8', 'surrogateescape'))} bytes) cannot be a file"
+            f" name here ({exc.strerror or type(exc).__name__})",
+            path=toml,
+            field=field,
+        ) from None
+    if not found:
         raise DataSourceError(
             f"file {name!r} named in submission.toml not found", path=toml, field=field
         )
