@@ -712,3 +712,22 @@ def test_a_local_cs_prj_is_one_line(
     assert line.startswith(f"georeview: error: {sub / 'site.shp'}: site: ")
     assert "no transformation from 'Site grid' to the working CRS" in line
     assert "local or engineering CRS" in line
+
+
+@pytest.mark.parametrize("below", [False, True])
+def test_batch_out_that_is_a_file_or_below_one_is_one_line(
+    tmp_path: Path, layers: Path, capsys: pytest.CaptureFixture, below: bool
+) -> None:
+    """Before: "internal error: NotADirectoryError" / FileExistsError from mkdir (exit 1)."""
+    batch = tmp_path / "batch"
+    write_submission(batch / "one", SITE, toml=TOML)
+    a_file = tmp_path / "a_file"
+    a_file.write_text("not a folder")
+    out = a_file / "out" if below else a_file
+    code, _, err = run("review", batch, "--out", out, "--layers", layers, "--no-map",
+                       capsys=capsys)  # fmt: skip
+    assert code == 2
+    line = _one_clean_line(err)
+    reason = "Not a directory" if below else "File exists"
+    assert line == f"georeview: error: {out}: cannot create the output folder ({reason})"
+    assert a_file.read_text() == "not a folder"  # nothing lost

@@ -31,6 +31,7 @@ from georeview.pipeline.batch_outputs import (
 )
 from georeview.pipeline.submissions import find_submissions
 from georeview.pipeline.zipsafe import reason_of
+from georeview.report.files import make_folder
 
 __all__ = ["BatchResult", "review_many"]
 
@@ -182,7 +183,7 @@ def review_many(
     summary_csv = out / "summary.csv"
     if summary_csv.exists() and not overwrite:
         raise OutputError("summary.csv exists; pass --overwrite to replace it", path=out)
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     with tempfile.TemporaryDirectory(prefix="georeview-batch-") as scratch:
         found = find_submissions(folder, Path(scratch))
         jobs = [

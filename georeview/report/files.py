@@ -27,7 +27,7 @@ from pathlib import Path
 
 from georeview.errors import OutputError
 
-__all__ = ["atomic_path", "write_atomic"]
+__all__ = ["atomic_path", "make_folder", "write_atomic"]
 
 #: Attempts at a free temporary name before giving up (each is 8 random hex digits).
 _TRIES = 16
@@ -100,3 +100,21 @@ def atomic_path(path: Path) -> Iterator[Path]:
         raise OutputError(f"cannot write ({exc.strerror or exc})", path=path) from None
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def make_folder(path: Path) -> Path:
+    """Create an output folder (and its parents), or say in one line why it cannot be.
+
+    Raises
+    ------
+    OutputError
+        ``path`` or a parent is a file, or the folder cannot be created (permissions,
+        a read-only or full file system).
+    """
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # FileExistsError for a file at path, NotADirectoryError below one
+        raise OutputError(
+            f"cannot create the output folder ({exc.strerror or type(exc).__name__})", path=path
+        ) from None
+    return Path(path)
