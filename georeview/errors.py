@@ -8,6 +8,12 @@ code 2; the batch screens turn them into error rows. Anything else is a bug.
 
 from __future__ import annotations
 
+#: C0 controls, DEL and C1 controls written as ``\xNN``: a file or folder name, a field or
+#: a value from a submission reaches the terminal and the batch tables through
+#: :meth:`GeoReviewError.one_line`, and a raw ESC, BEL or CR there would drive the terminal
+#: (recolour, beep, overwrite the line) or break the one line in two.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
+
 
 class GeoReviewError(Exception):
     """Root of every error that georeview raises on purpose.
@@ -29,10 +35,10 @@ class GeoReviewError(Exception):
         super().__init__(self.one_line())
 
     def one_line(self) -> str:
-        """Return the error as one line: ``file: field: message``."""
+        """Return the error as one line: ``file: field: message``, control characters escaped."""
         parts = [p for p in (self.path, self.field) if p]
         text = " ".join(str(self.message).split())
-        return ": ".join([*parts, text]) if parts else text
+        return (": ".join([*parts, text]) if parts else text).translate(_CONTROLS)
 
 
 class InputError(GeoReviewError, ValueError):

@@ -731,3 +731,19 @@ def test_batch_out_that_is_a_file_or_below_one_is_one_line(
     reason = "Not a directory" if below else "File exists"
     assert line == f"georeview: error: {out}: cannot create the output folder ({reason})"
     assert a_file.read_text() == "not a folder"  # nothing lost
+
+
+def test_control_characters_from_input_never_reach_the_terminal_raw(
+    tmp_path: Path, layers: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Before: a folder or file name with ESC, BEL or CR was printed as it is: the terminal
+    recoloured, beeped or overwrote the line. Now each is written as \\xNN."""
+    sub = write_submission(tmp_path / "lot\x1b[31m12\x07", SITE, toml=TOML)
+    text = (sub / "submission.toml").read_text()
+    (sub / "submission.toml").write_text(text.replace('"site.geojson"', '"gone\\r.geojson"'))
+    code, _, err = run("review", sub, "--out", tmp_path / "out", "--layers", layers,
+                       "--no-map", capsys=capsys)  # fmt: skip
+    assert code == 2
+    line = _one_clean_line(err)
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in line), repr(line)
+    assert "lot\\x1b[31m12\\x07" in line  # the folder, readable and inert
