@@ -555,7 +555,14 @@ def test_limit_features_per_submission_file(tmp_path, layers, capsys, monkeypatc
         shapely.box(X0 + 900 + 30 * i, Y0 + 900, X0 + 920 + 30 * i, Y0 + 920) for i in range(3)
     ]
     gpd.GeoDataFrame(geometry=parts, crs=3071).to_file(sub / "site.geojson")
-    refused(sub, layers, capsys, "site.geojson", "site", "3 features exceed the limit of 2")
+    line = refused(sub, layers, capsys, "site.geojson", "site", "3 features exceed the limit of 2")
+    # the variable the message names is the one that lifts the limit (it named
+    # GEOREVIEW_MAX_LAYER_FEATURES, which raised as told changed nothing)
+    assert "GEOREVIEW_MAX_SUBMISSION_FEATURES" in line
+    assert "GEOREVIEW_MAX_LAYER_FEATURES" not in line
+    monkeypatch.setenv("GEOREVIEW_MAX_SUBMISSION_FEATURES", "3")
+    capsys.readouterr()
+    assert _run(sub, layers, sub.parent / "out") == 0, capsys.readouterr().err
 
 
 def test_limit_upload_bytes(tmp_path, layers, capsys, monkeypatch):

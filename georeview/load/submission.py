@@ -47,6 +47,8 @@ __all__ = [
 
 #: Sidecar files counted with a shapefile towards the upload size limit.
 _SHAPEFILE_PARTS = (".shp", ".shx", ".dbf", ".prj", ".cpg")
+#: The variable that sets limits().max_submission_features, named when a file is over it.
+SUBMISSION_LIMIT = "GEOREVIEW_MAX_SUBMISSION_FEATURES"
 #: shapely geometry type ids of Polygon and MultiPolygon.
 _POLYGON_TYPES = (3, 6)
 
@@ -230,7 +232,7 @@ def _open_submission_file(
             path=path,
             field=label,
         )
-    return read_vector(path, label=label, max_features=max_features)
+    return read_vector(path, label=label, max_features=max_features, limit_name=SUBMISSION_LIMIT)
 
 
 def _open_kml_polygons(
@@ -245,13 +247,19 @@ def _open_kml_polygons(
     # GDAL names every KML layer (after its Folder or Document): [None] is no placemark
     names = [n for n in layer_names(path, label) if n is not None]
     folders = [
-        (n, read_vector(path, layer=n, label=label, max_features=max_features)) for n in names
+        (
+            n,
+            read_vector(
+                path, layer=n, label=label, max_features=max_features, limit_name=SUBMISSION_LIMIT
+            ),
+        )
+        for n in names
     ]
     check_limit(
         sum(len(g) for _, g in folders),
         max_features,
         "features",
-        "GEOREVIEW_MAX_SUBMISSION_FEATURES",
+        SUBMISSION_LIMIT,
         path=path,
         field=label,
     )

@@ -209,13 +209,15 @@ def _bounds4(values: Sequence[Any]) -> tuple[float, float, float, float]:
     return minx, miny, maxx, maxy
 
 
-def _check_readable(info: VectorInfo, path: Path, label: str | None, max_features: int) -> str:
+def _check_readable(
+    info: VectorInfo, path: Path, label: str | None, max_features: int, limit_name: str
+) -> str:
     """Refuse a layer over the feature limit or without a CRS; return its CRS."""
     check_limit(
         info.features,
         max_features,
         "features",
-        "GEOREVIEW_MAX_LAYER_FEATURES",
+        limit_name,
         path=path,
         field=label,
     )
@@ -241,6 +243,7 @@ def read_vector(
     skip: int = 0,
     count: int | None = None,
     max_features: int | None = None,
+    limit_name: str = "GEOREVIEW_MAX_LAYER_FEATURES",
 ) -> gpd.GeoDataFrame:
     """Read a vector layer of any supported format, in its own CRS.
 
@@ -267,6 +270,10 @@ def read_vector(
     max_features : int, optional
         Refuse a layer with more features than this, before reading any (default
         ``limits().max_layer_features``).
+    limit_name : str
+        The environment variable that sets ``max_features``, named in the refusal so that
+        raising it as told lifts the limit (``GEOREVIEW_MAX_SUBMISSION_FEATURES`` for a
+        submission's files).
 
     Raises
     ------
@@ -285,7 +292,7 @@ def read_vector(
     info = vector_info(path, layer=layer, label=label, crs=crs)
     if max_features is None:
         max_features = limits().max_layer_features
-    layer_crs = _check_readable(info, path, label, max_features)
+    layer_crs = _check_readable(info, path, label, max_features, limit_name)
     read_bbox = bbox
     if bbox is not None and bbox_crs is not None:
         read_bbox = bbox_into(bbox, bbox_crs, layer_crs, path)
