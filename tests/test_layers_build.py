@@ -360,3 +360,26 @@ def test_progress_steps_and_jurisdictions_in_provenance(tmp_path: Path) -> None:
     )
     assert set(got["ceded_acres"]) == {"Cambridge"}
     assert json.loads((tmp_path / "d" / "provenance.json").read_text())["jurisdictions"] == got
+
+
+def test_layers_toml_reads_back_whatever_the_texts_hold(tmp_path: Path) -> None:
+    """Before: a download whose name held DEL (U+007F) gave a layers.toml that TOML refuses
+    ("Illegal character"), so the built folder could not be read; JSON's string escapes,
+    which the writer borrows, leave DEL raw where TOML forbids it."""
+    import shutil
+    import tomllib
+
+    from georeview.load.downloads import toml_string
+
+    odd = 'a\x7fb\x00c\x1b"d\\e\tf\u0085g§'
+    assert tomllib.loads(f"k = {toml_string(odd)}")["k"] == odd
+    src = tmp_path / "dane\x7fmunis.gpkg"
+    shutil.copyfile(MUNIS, src)
+    out = tmp_path / "built"
+    argv = ["layers", "build", str(out), "--municipality", "deerfield", "--name", "Deerfield",
+            "--kind", "V", "--boundaries", str(src), "--city-class", "Madison=2",
+            "--vintage", "boundaries=2025\x7f01", "-q"]  # fmt: skip
+    assert main(argv) == 0
+    text = tomllib.loads((out / "layers.toml").read_text(encoding="utf-8"))
+    assert "dane\x7fmunis.gpkg" in json.dumps(text, ensure_ascii=False)
+    assert load_layers(out).config.boundary.path == "municipalities.gpkg"

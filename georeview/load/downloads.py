@@ -64,8 +64,12 @@ def sha256_of(path: Path) -> str:
 
 
 def toml_string(text: str) -> str:
-    """A TOML basic string."""
-    return json.dumps(text, ensure_ascii=False)
+    r"""A TOML basic string that TOML reads back as ``text``.
+
+    JSON's escapes (``\"``, ``\\``, ``\n``, ``\uXXXX`` for the other C0 controls) are
+    TOML's too; DEL is the one control JSON leaves raw and TOML forbids in a string.
+    """
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def source_record(d: Download, *, kept: int, read: int, where: str | None = None) -> dict:
