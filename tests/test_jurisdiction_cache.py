@@ -68,9 +68,7 @@ def somers(tmp_path: Path) -> Path:
     return Path(shutil.copytree(REPO / "layers" / "somers", tmp_path / "somers"))
 
 
-def test_cached_equals_built_and_is_read_back(
-    cache: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_cached_equals_built_and_is_read_back(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = REPO / "layers" / "deerfield"
     built = _fresh(folder, monkeypatch)
     first = pj.jurisdictions_for(load_layers(folder))
@@ -191,10 +189,14 @@ def _small() -> Jurisdictions:
     )
 
 
+#: A key for entries written straight through ``_write`` (the eviction tests never read them).
+SECRET = bytes(range(32))
+
+
 def _entry(folder: Path, letter: str, used_s: float | None = None) -> Path:
     """Write an entry named by ``letter`` (64 of it), last used at ``used_s`` (epoch s)."""
     path = folder / f"{letter * 64}.json"
-    assert pj._write(path, _small())
+    assert pj._write(path, _small(), secret=SECRET)
     if used_s is not None:
         os.utime(path, ns=(int(used_s * 1e9), int(used_s * 1e9)))
     return path
@@ -310,9 +312,13 @@ box = shapely.box(0.0, 0.0, 10.0, 10.0)
 j = Jurisdictions(village=Municipality("V", "V", box, 1.0), extraterritorial=box)
 while not (folder.parent / "go").exists():  # both start together
     time.sleep(0.01)
+assert pj._private_folder(folder) == folder
+secret = pj._secret(folder)  # made by one of the two at once: both must get the same
+assert secret is not None
 for k in range(300):
     path = folder / f"{letters[k % len(letters)] * 64}.json"
-    if pj._read(path) is None and pj._write(path, j):
+    key = path.stem
+    if pj._read(path, key=key, secret=secret) is None and pj._write(path, j, secret=secret):
         pj._evict(folder, newest=path)
 """
 
@@ -336,8 +342,10 @@ def test_two_processes_share_the_folder(tmp_path: Path) -> None:
         assert not err
     assert 1 <= len(_letters(folder)) <= 5
     assert not list(folder.glob(".partial-*"))
+    secret = pj._secret(folder)
+    assert secret is not None
     for p in folder.glob("*.json"):
-        assert pj._read(p) is not None
+        assert pj._read(p, key=p.stem, secret=secret) is not None
 
 
 @pytest.mark.parametrize(
@@ -366,7 +374,9 @@ def test_damaged_entry_is_ignored_and_replaced(
         _same(pj.jurisdictions_for(load_layers(DEERFIELD)), deerfield_built)
     assert "not used" in caplog.text
     # replaced: the file is a whole entry again, read back without building
-    replaced = pj._read(path)
+    secret = pj._secret(path.parent)
+    assert secret is not None
+    replaced = pj._read(path, key=path.stem, secret=secret)
     assert replaced is not None
     _same(replaced, deerfield_built)
 
@@ -383,7 +393,7 @@ def test_cache_folder_that_is_a_file_is_skipped_with_a_debug_line(
     monkeypatch.setenv("GEOREVIEW_CACHE_DIR", str(folder))
     with caplog.at_level(logging.DEBUG, logger=pj.__name__):
         _same(pj.jurisdictions_for(load_layers(DEERFIELD)), deerfield_built)
-    assert "not written" in caplog.text
+    assert "not made" in caplog.text
 
 
 def test_read_only_entry_is_still_a_hit(
@@ -413,3 +423,111 @@ def test_no_home_directory_means_no_cache(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setattr(pj.Path, "home", staticmethod(no_home))
     assert pj.cache_dir({}) is None
+
+
+# --- the cache as a trust boundary (issue 23 item 5) -----------------------------------
+
+
+def _forged(built: Jurisdictions) -> Jurisdictions:
+    """What an attacker wants the cache to say: the village is far away (sites "outside")."""
+    far = shapely.box(0.0, 0.0, 1.0, 1.0)
+    return Jurisdictions(
+        village=Municipality(built.village.name, built.village.kind, far, built.village.reach_m),
+        extraterritorial=far,
+    )
+
+
+def test_forged_entry_in_the_cache_folder_is_rebuilt(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, deerfield_built: Jurisdictions
+) -> None:
+    """Before: an entry written by anyone under the right name was trusted, so a forged
+    one in a shared or pre-created cache folder turned a village site "outside"."""
+    pj.jurisdictions_for(load_layers(DEERFIELD))
+    (path,) = (cache / "jurisdictions").glob("*.json")
+    # the attacker knows the layout and the name, but not the folder's key
+    assert pj._write(path, _forged(deerfield_built), secret=b"\x01" * 32)
+    _same(pj.jurisdictions_for(load_layers(DEERFIELD)), deerfield_built)
+    # an untagged entry of the layout before tags is not read either
+    path.write_text('{"format": 2}')
+    _same(pj.jurisdictions_for(load_layers(DEERFIELD)), deerfield_built)
+
+
+@pytest.mark.parametrize("where", ["cache", "jurisdictions"])
+def test_group_or_world_writable_cache_folder_is_not_used(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    deerfield_built: Jurisdictions,
+    where: str,
+) -> None:
+    """Before: a cache folder others could write was used, so they could plant entries."""
+    folder = tmp_path / "cache"
+    (folder / "jurisdictions").mkdir(parents=True)
+    target = folder if where == "cache" else folder / "jurisdictions"
+    target.chmod(0o777)
+    monkeypatch.setenv("GEOREVIEW_CACHE_DIR", str(folder))
+    monkeypatch.setattr(pj, "_WARNED", set())
+    with caplog.at_level(logging.WARNING, logger=pj.__name__):
+        _same(pj.jurisdictions_for(load_layers(DEERFIELD)), deerfield_built)
+    assert "others may write to it (mode 777; chmod go-w)" in caplog.text
+    assert not list((folder / "jurisdictions").iterdir())  # nothing written, no key made
+
+
+def test_cache_folder_that_is_a_link_is_not_used(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    deerfield_built: Jurisdictions,
+) -> None:
+    real = tmp_path / "elsewhere"
+    real.mkdir(mode=0o700)
+    (tmp_path / "cache").mkdir(mode=0o700)
+    (tmp_path / "cache" / "jurisdictions").symlink_to(real)
+    monkeypatch.setenv("GEOREVIEW_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(pj, "_WARNED", set())
+    with caplog.at_level(logging.WARNING, logger=pj.__name__):
+        _same(pj.jurisdictions_for(load_layers(DEERFIELD)), deerfield_built)
+    assert "it is a symbolic link" in caplog.text
+    assert not list(real.iterdir())
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+def test_cache_folder_of_another_user_is_not_used(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    deerfield_built: Jurisdictions,
+) -> None:
+    folder = tmp_path / "cache"
+    folder.mkdir(mode=0o700)
+    os.chown(folder, 1, 1)  # another account's (daemon) pre-created folder
+    monkeypatch.setenv("GEOREVIEW_CACHE_DIR", str(folder))
+    monkeypatch.setattr(pj, "_WARNED", set())
+    with caplog.at_level(logging.WARNING, logger=pj.__name__):
+        _same(pj.jurisdictions_for(load_layers(DEERFIELD)), deerfield_built)
+    assert "it belongs to user 1" in caplog.text
+
+
+def test_fifo_huge_file_or_link_in_an_entrys_place_is_a_miss_not_a_hang(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, deerfield_built: Jurisdictions
+) -> None:
+    """Before: a FIFO under an entry's name blocked every review on open(); a huge file
+    was read whole into memory."""
+    pj.jurisdictions_for(load_layers(DEERFIELD))
+    (path,) = (cache / "jurisdictions").glob("*.json")
+    good = path.read_bytes()
+    path.unlink()
+    os.mkfifo(path)
+    _same(pj.jurisdictions_for(load_layers(DEERFIELD)), deerfield_built)  # returns: no hang
+    assert path.read_bytes() == good or path.is_file()  # replaced by the rebuilt entry
+
+    path.unlink()
+    with path.open("wb") as f:  # sparse: takes no disk, but reads as 40 MB
+        f.truncate(pj.MAX_ENTRY_BYTES + 1)
+    assert pj._read_bounded(path, pj.MAX_ENTRY_BYTES) is None
+
+    path.unlink()
+    elsewhere = cache / "elsewhere.json"
+    elsewhere.write_bytes(good)
+    path.symlink_to(elsewhere)
+    assert pj._read_bounded(path, pj.MAX_ENTRY_BYTES) is None

@@ -23,16 +23,33 @@ modification time), as are temporary files a process left when it died mid-write
 Two processes may share the folder: an entry is written to a temporary file and renamed
 (a reader sees the old file or the new one, never half of one), and an entry deleted by
 the other process between listing and reading is simply a miss.
+
+The cache is a trust boundary (SECURITY.md): an entry decides whether a site is in the
+village. So a cached result is used only when
+
+- the cache folder and its ``jurisdictions/`` folder are real folders (not links) owned
+  by the user running the review and writable by nobody else (``mode & 0o022 == 0``);
+  otherwise the cache is off for the run and a warning says why;
+- the entry is a regular file (opened without following links and without blocking, so
+  a FIFO in its place is a miss, not a hang) owned by the user, of at most
+  :data:`MAX_ENTRY_BYTES`;
+- the entry's tag, an HMAC-SHA256 over its cache key and content with the folder's own
+  secret key (``jurisdictions/key``, 32 random bytes, mode 0600, made on first use), is
+  right. A forged entry, written by anyone who does not hold that key, is a miss and is
+  rebuilt.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import json
 import logging
 import os
 import re
+import secrets
+import stat
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
@@ -50,8 +67,8 @@ __all__ = ["MAX_BYTES", "MAX_ENTRIES", "cache_dir", "cache_key", "jurisdictions_
 
 log = logging.getLogger(__name__)
 
-#: Bumped when the cache file's layout changes.
-_FORMAT = 1
+#: Bumped when the cache file's layout changes (2: entries carry an HMAC tag).
+_FORMAT = 2
 #: Package sources whose code decides the result (reading, repairing, building).
 _CODE = ("config", "load", "measure/jurisdiction.py", "pipeline/jurisdictions.py")
 #: Entries kept: the most recently used. An entry is 59 kB (Somers' layers) to 2.1 MB
@@ -65,6 +82,12 @@ _STALE_PARTIAL_S = 3600.0
 _PARTIAL_PREFIX = ".partial-"
 #: The name of an entry: the hex SHA-256 of :func:`cache_key` (nothing else is deleted).
 _ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.json")
+#: The largest entry read (bytes): 16 times Deerfield's 2.1 MB. A bigger file in the
+#: folder is not ours, and reading it whole could take any amount of memory.
+MAX_ENTRY_BYTES = 32 * 2**20
+#: The folder's secret key: the file's name and its length in bytes.
+_KEY_NAME = "key"
+_KEY_BYTES = 32
 
 
 def jurisdictions_for(layers: Layers) -> Jurisdictions:
@@ -80,17 +103,132 @@ def jurisdictions_for(layers: Layers) -> Jurisdictions:
         raise ConfigError("a [boundary] layer is required", path=toml, field="boundary")
     reach_miles = load_ordinance(cfg.municipality).param("etj_miles")
     folder = cache_dir()
+    entries = _private_folder(folder / "jurisdictions") if folder is not None else None
+    secret = _secret(entries) if entries is not None else None
     path = None
-    if folder is not None:
-        path = folder / "jurisdictions" / f"{cache_key(layers, reach_miles)}.json"
-        cached = _read(path)
+    if entries is not None and secret is not None:
+        key = cache_key(layers, reach_miles)
+        path = entries / f"{key}.json"
+        cached = _read(path, key=key, secret=secret)
         if cached is not None:
             _touch(path)
             return cached
     result = _build(layers, reach_miles)
-    if path is not None and _write(path, result):
+    if path is not None and secret is not None and _write(path, result, secret=secret):
         _evict(path.parent, newest=path)
     return result
+
+
+def _private_folder(entries: Path) -> Path | None:
+    """``entries`` (made, mode 0700, if missing) when only this user can write it, else ``None``.
+
+    The cache folder and ``entries`` must each be a real folder (``lstat``: a link is
+    refused, as it could point anywhere), owned by the effective user and without group or
+    world write permission, the test ssh applies to ``~/.ssh``. A folder that fails it is
+    a warning once per process and no cache, never an error: the review still runs.
+    """
+    try:
+        entries.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        entries.mkdir(mode=0o700, exist_ok=True)
+    except OSError as exc:
+        log.debug("jurisdiction cache %s not made: %s", entries, exc)
+        return None
+    for folder in (entries.parent, entries):
+        why = _unsafe_folder(folder)
+        if why is not None:
+            if folder not in _WARNED:
+                _WARNED.add(folder)
+                log.warning("jurisdiction cache %s not used: %s", folder, why)
+            return None
+    return entries
+
+
+#: Folders already warned about in this process (a batch warns once, not per site).
+_WARNED: set[Path] = set()
+
+
+def _unsafe_folder(folder: Path) -> str | None:
+    """Why ``folder`` cannot hold trusted entries, or ``None`` when it can."""
+    try:
+        st = folder.lstat()
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    if stat.S_ISLNK(st.st_mode):
+        return "it is a symbolic link"
+    if not stat.S_ISDIR(st.st_mode):
+        return "it is not a folder"
+    if st.st_uid != os.geteuid():
+        return f"it belongs to user {st.st_uid}, not to this user ({os.geteuid()})"
+    if st.st_mode & 0o022:
+        return f"others may write to it (mode {stat.S_IMODE(st.st_mode):o}; chmod go-w)"
+    return None
+
+
+def _secret(entries: Path) -> bytes | None:
+    """The folder's HMAC key, made on first use; ``None`` when it cannot be read or made."""
+    path = entries / _KEY_NAME
+    key = _read_bounded(path, _KEY_BYTES)
+    if key is not None and len(key) == _KEY_BYTES:
+        return key
+    fresh = secrets.token_bytes(_KEY_BYTES)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=_PARTIAL_PREFIX, dir=entries)  # mode 0600
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(fresh)
+            # link, not replace: of two processes making the key at once, one wins and
+            # both use the winner's (the loser reads it back)
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    except OSError as exc:
+        log.debug("jurisdiction cache key %s not made: %s", path, exc)
+        return None
+    key = _read_bounded(path, _KEY_BYTES)
+    return key if key is not None and len(key) == _KEY_BYTES else None
+
+
+def _read_bounded(path: Path, limit_bytes: int) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file of this user of at most ``limit_bytes``.
+
+    Opened with ``O_NOFOLLOW`` (a link is refused) and ``O_NONBLOCK`` (a FIFO put in an
+    entry's place opens at once and is then refused as not a regular file, instead of
+    blocking every review on it); checked on the open descriptor, so what is checked is
+    what is read.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        if not isinstance(exc, FileNotFoundError):
+            log.debug("jurisdiction cache %s not opened: %s", path, exc)
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            log.debug("jurisdiction cache %s not used: not a regular file", path)
+            return None
+        if st.st_uid != os.geteuid() or st.st_size > limit_bytes:
+            log.debug(
+                "jurisdiction cache %s not used: owner %d, %d bytes", path, st.st_uid, st.st_size
+            )
+            return None
+        with os.fdopen(fd, "rb") as f:
+            fd = -1  # the file object closes it
+            data = f.read(limit_bytes + 1)
+        return data if len(data) <= limit_bytes else None
+    except OSError as exc:
+        log.debug("jurisdiction cache %s not read: %s", path, exc)
+        return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _tag(secret: bytes, key: str, payload: bytes) -> str:
+    """The HMAC-SHA256 of an entry: its cache key and its content, with the folder's key."""
+    return hmac.new(secret, key.encode("ascii") + b"\0" + payload, hashlib.sha256).hexdigest()
 
 
 def _build(layers: Layers, reach_miles: Mapping[str, float]) -> Jurisdictions:
@@ -155,9 +293,7 @@ def cache_key(layers: Layers, reach_miles: Mapping[str, float]) -> str:
         h.update(data)
 
     add("format", str(_FORMAT).encode())
-    add(
-        "versions", f"{_version.__version__} {shapely.__version__} {shapely.geos_version}".encode()
-    )
+    add("versions", f"{_version.__version__} {shapely.__version__} {shapely.geos_version}".encode())
     add("reach", json.dumps(dict(reach_miles), sort_keys=True).encode())
     add("layers.toml", (layers.folder / "layers.toml").read_bytes())
     for name in ("boundary", "neighbors"):
@@ -189,10 +325,21 @@ def _input_files(path: Path, *, same_stem: bool = True) -> Iterator[Path]:
         yield path
 
 
-def _read(path: Path) -> Jurisdictions | None:
-    """The cached result at ``path``, or ``None`` when absent or unreadable."""
+def _read(path: Path, *, key: str, secret: bytes) -> Jurisdictions | None:
+    """The cached result at ``path``, or ``None`` when absent, unreadable or not ours.
+
+    The file is a tag line (:func:`_tag` of ``key`` and the rest) and the JSON content;
+    a wrong tag is a forged or damaged entry, and a miss.
+    """
+    raw = _read_bounded(path, MAX_ENTRY_BYTES)
+    if raw is None:
+        return None
+    tag, sep, payload = raw.partition(b"\n")
+    if not sep or not hmac.compare_digest(tag, _tag(secret, key, payload).encode("ascii")):
+        log.debug("jurisdiction cache %s not used: its tag is not this folder's", path)
+        return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(payload.decode("utf-8"))
         if data.get("format") != _FORMAT:
             return None
         return Jurisdictions(
@@ -203,8 +350,6 @@ def _read(path: Path) -> Jurisdictions | None:
             undetermined=_geom(data["undetermined"]),
             undetermined_reason=str(data["undetermined_reason"]),
         )
-    except FileNotFoundError:
-        return None
     # What a damaged file can raise while decoded: not JSON or not UTF-8 (ValueError),
     # JSON of another shape (KeyError, TypeError, AttributeError: a list where an object
     # was), nesting deeper than the parser's stack (RecursionError), bad base64
@@ -230,8 +375,8 @@ def _touch(path: Path) -> None:
         log.debug("jurisdiction cache %s not marked used: %s", path, exc)
 
 
-def _write(path: Path, j: Jurisdictions) -> bool:
-    """Write ``j`` to ``path`` atomically (temporary file, then rename); never fails.
+def _write(path: Path, j: Jurisdictions, *, secret: bytes) -> bool:
+    """Write ``j`` to ``path`` atomically (temporary file, then rename), tagged; never fails.
 
     Returns whether the entry was written.
     """
@@ -246,10 +391,12 @@ def _write(path: Path, j: Jurisdictions) -> bool:
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        payload = json.dumps(data).encode("utf-8")
+        tag = _tag(secret, path.name.removesuffix(".json"), payload)
         fd, tmp = tempfile.mkstemp(prefix=_PARTIAL_PREFIX, suffix=".json", dir=path.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f)
+            with os.fdopen(fd, "wb") as f:
+                f.write(tag.encode("ascii") + b"\n" + payload)
             os.replace(tmp, path)
         finally:
             Path(tmp).unlink(missing_ok=True)
