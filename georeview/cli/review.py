@@ -103,19 +103,21 @@ def _outcome_lines(rows: tuple[dict, ...], out: Path) -> list[str]:
 
 def _one(args: argparse.Namespace, target: Path, determinations: Path | None) -> int:
     """Review one submission; print its verdict line and the files written."""
-    out = Path(args.out)
-    if (out / "report.json").exists() and not args.overwrite:
-        raise OutputError("report.json exists; pass --overwrite to replace it", path=out)
-    from georeview.pipeline.review import review
-    from georeview.report import write_reports
+    from georeview.report.files import claim_folder
 
-    result = review(
-        target,
-        Path(args.layers) if args.layers else None,
-        with_terrain=not args.no_terrain,
-        determinations=determinations,
-    )
-    paths = write_reports(result, out, with_map=not args.no_map)
+    with claim_folder(Path(args.out)) as out:  # a second run on the same --out is refused
+        if (out / "report.json").exists() and not args.overwrite:
+            raise OutputError("report.json exists; pass --overwrite to replace it", path=out)
+        from georeview.pipeline.review import review
+        from georeview.report import write_reports
+
+        result = review(
+            target,
+            Path(args.layers) if args.layers else None,
+            with_terrain=not args.no_terrain,
+            determinations=determinations,
+        )
+        paths = write_reports(result, out, with_map=not args.no_map)
     c = result.judgement
     verdict = (
         "cannot be determined (needs information)"

@@ -31,7 +31,7 @@ from georeview.pipeline.batch_outputs import (
 )
 from georeview.pipeline.submissions import find_submissions
 from georeview.pipeline.zipsafe import reason_of
-from georeview.report.files import make_folder
+from georeview.report.files import claim_folder
 
 __all__ = ["BatchResult", "review_many"]
 
@@ -180,25 +180,28 @@ def review_many(
     folder, out = Path(folder), Path(out)
     if not folder.is_dir():
         raise DataSourceError("batch folder not found", path=folder)
-    summary_csv = out / "summary.csv"
-    if summary_csv.exists() and not overwrite:
-        raise OutputError("summary.csv exists; pass --overwrite to replace it", path=out)
-    make_folder(out)
-    with tempfile.TemporaryDirectory(prefix="georeview-batch-") as scratch:
-        found = find_submissions(folder, Path(scratch))
-        jobs = [
-            (name, str(sub), str(out), str(layers_dir) if layers_dir else None, overwrite)
-            for name, _, sub, err in found
-            if sub is not None
-        ]
-        done = _run(jobs, workers, on_submission)
-        rows, sites = _rows(found, done)
-    rows = with_outcomes(out, rows)  # each report.json read once, for every table
-    write_summary(summary_csv, rows)
-    write_summary_xlsx(out / "summary.xlsx", rows)
-    crs, geoms = in_one_crs(sites)
-    gpkg = write_sites(out / "sites.gpkg", rows, geoms, crs)
-    write_batch_index(out / "index.html", rows, geoms, crs, title=f"Batch review: {folder.name}")
+    # the folder is claimed for the whole batch: a second run on the same --out is
+    # refused at once instead of both passing the "exists" check below
+    with claim_folder(out):
+        summary_csv = out / "summary.csv"
+        if summary_csv.exists() and not overwrite:
+            raise OutputError("summary.csv exists; pass --overwrite to replace it", path=out)
+        with tempfile.TemporaryDirectory(prefix="georeview-batch-") as scratch:
+            found = find_submissions(folder, Path(scratch))
+            jobs = [
+                (name, str(sub), str(out), str(layers_dir) if layers_dir else None, overwrite)
+                for name, _, sub, err in found
+                if sub is not None
+            ]
+            done = _run(jobs, workers, on_submission)
+            rows, sites = _rows(found, done)
+        rows = with_outcomes(out, rows)  # each report.json read once, for every table
+        write_summary(summary_csv, rows)
+        write_summary_xlsx(out / "summary.xlsx", rows)
+        crs, geoms = in_one_crs(sites)
+        gpkg = write_sites(out / "sites.gpkg", rows, geoms, crs)
+        title = f"Batch review: {folder.name}"
+        write_batch_index(out / "index.html", rows, geoms, crs, title=title)
     return BatchResult(
         out=out,
         rows=tuple(rows),

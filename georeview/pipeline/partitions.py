@@ -17,6 +17,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import threading
 from collections.abc import Mapping
@@ -195,8 +196,13 @@ def run_key(source: Source, layers: Any, options: Mapping[str, Any]) -> str:
 class WorkFolder:
     """``OUT.parts/``: finished partitions and a manifest keyed by :func:`run_key`."""
 
+    @staticmethod
+    def path_for(out: Path) -> Path:
+        """The work folder of output ``out``: ``OUT.parts``."""
+        return Path(str(out) + ".parts")
+
     def __init__(self, out: Path, key: str, n_parts: int):
-        self.dir = Path(str(out) + ".parts")
+        self.dir = self.path_for(out)
         self.key = key
         self.n_parts = n_parts
         manifest = self.dir / "manifest.json"
@@ -265,3 +271,39 @@ def part_schema(path: Path) -> Any:
 def tmp_name(out: Path) -> Path:
     """The temporary name an output is written under before it is renamed."""
     return out.with_name(f".{out.stem}.partial-{os.getpid()}{out.suffix}")
+
+
+#: The files of a shapefile output (its temporary name has each of them).
+_SHAPEFILE_PARTS = (".shp", ".shx", ".dbf", ".prj", ".cpg")
+
+
+def remove_stale_partials(out: Path) -> list[Path]:
+    """Delete the temporary outputs (:func:`tmp_name`) earlier runs of ``out`` left when killed.
+
+    Call it only while holding the output's claim (:func:`georeview.report.files.claim`):
+    then no other run is writing one. Only names of the form ``.STEM.partial-PID.SUFFIX``
+    of this output's suffix (a shapefile's: each of its files) are touched.
+    """
+    suffixes = _SHAPEFILE_PARTS if out.suffix.lower() == ".shp" else (out.suffix,)
+    pattern = re.compile(
+        re.escape(f".{out.stem}.partial-")
+        + r"\d+(?:"
+        + "|".join(re.escape(x) for x in suffixes)
+        + ")"
+    )
+    removed: list[Path] = []
+    try:
+        listing = list(os.scandir(out.parent))
+    except OSError:
+        return removed
+    for entry in listing:
+        if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+            try:
+                os.unlink(entry.path)
+            except OSError as exc:
+                log.debug("%s not removed: %s", entry.path, exc)
+                continue
+            removed.append(Path(entry.path))
+    if removed:
+        log.info("removed %d temporary files a stopped run left beside %s", len(removed), out.name)
+    return removed

@@ -26,9 +26,17 @@ from georeview.pipeline.assume import WISCONSIN_COLUMNS, check_columns, parse_as
 from georeview.pipeline.context import ScreenContext, build_context
 from georeview.pipeline.extent import check_parcels_within, layers_extent
 from georeview.pipeline.outputs import OUTPUT_SUFFIXES, assemble
-from georeview.pipeline.partitions import PARTITION_SIZE, Source, WorkFolder, partitions, run_key
+from georeview.pipeline.partitions import (
+    PARTITION_SIZE,
+    Source,
+    WorkFolder,
+    partitions,
+    remove_stale_partials,
+    run_key,
+)
 from georeview.pipeline.screen import screen_slice
 from georeview.pipeline.screen_index import write_screen_index
+from georeview.report.files import claim, claim_name, make_folder
 
 __all__ = [
     "Progress",
@@ -40,6 +48,7 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class ScreenSummary:
@@ -141,6 +150,51 @@ def run_screen(
     t0 = time.perf_counter()
     out = Path(out)
     check_output(out, overwrite)
+    make_folder(out.parent)
+    # Claimed for the whole run: a second screening to the same output is refused at
+    # once, and under the claim no other run is writing, so what a killed run left
+    # (its temporary output) can be removed, and "exists" is checked again.
+    with claim(claim_name(out), what=out):
+        check_output(out, overwrite)
+        remove_stale_partials(out)
+        return _screen(
+            parcels,
+            layers_dir,
+            out,
+            t0=t0,
+            assume=assume,
+            columns=columns,
+            layer=layer,
+            workers=workers,
+            scheduler=scheduler,
+            threads=threads,
+            partition_size=partition_size,
+            on_partition=on_partition,
+            index=index,
+            crs=crs,
+            csv_bom=csv_bom,
+        )
+
+
+def _screen(
+    parcels: Path | str,
+    layers_dir: Path | str,
+    out: Path,
+    *,
+    t0: float,
+    assume: str | None,
+    columns: Mapping[str, str] | None,
+    layer: str | None,
+    workers: int,
+    scheduler: str | None,
+    threads: int | None,
+    partition_size: int,
+    on_partition: Callable[[int, int], None] | None,
+    index: Path | str | None,
+    crs: str | None,
+    csv_bom: bool,
+) -> ScreenSummary:
+    """:func:`run_screen` once the output is claimed."""
     if not Path(parcels).exists():
         raise DataSourceError("file not found", path=parcels, field="parcels")
     thread_count(threads, 1)  # a bad --threads is refused before any work
@@ -163,19 +217,27 @@ def run_screen(
         "partition_size": partition_size,
         "crs": crs,
     }
+    new_work = not WorkFolder.path_for(out).exists()
     work = WorkFolder(out, run_key(source, layers, options), len(parts))
     todo = [p for p in parts if not work.done(p[0])]
     resumed = len(parts) - len(todo)
     if resumed:
         log.info("resuming: %d of %d partitions already done", resumed, len(parts))
-    if todo:
-        ctx = replace(build_context(layers, assumption, cols), extent=extent)
-        progress = Progress(work, len(parts), resumed, on_partition)
-        screen_partitions(
-            source, todo, ctx, progress, workers=workers, scheduler=scheduler, threads=threads
-        )
-    elif on_partition and resumed:
-        on_partition(resumed, len(parts))
+    try:
+        if todo:
+            ctx = replace(build_context(layers, assumption, cols), extent=extent)
+            progress = Progress(work, len(parts), resumed, on_partition)
+            screen_partitions(
+                source, todo, ctx, progress, workers=workers, scheduler=scheduler, threads=threads
+            )
+        elif on_partition and resumed:
+            on_partition(resumed, len(parts))
+    except BaseException:
+        # a run refused or stopped before it finished any partition leaves nothing to
+        # resume: its work folder goes (one with finished partitions stays, for --resume)
+        if new_work and not any(work.done(i) for i, _, _ in parts):
+            work.remove()
+        raise
     stats = assemble(work, out, len(parts), csv_bom=csv_bom)
     if index is not None:
         write_screen_index(work, len(parts), Path(index), layers, title=f"Screening: {out.name}")

@@ -19,6 +19,7 @@ package's ``__init__`` (which imports them).
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 from collections.abc import Iterator
@@ -27,7 +28,7 @@ from pathlib import Path
 
 from georeview.errors import OutputError
 
-__all__ = ["atomic_path", "make_folder", "write_atomic"]
+__all__ = ["atomic_path", "claim", "claim_folder", "claim_name", "make_folder", "write_atomic"]
 
 #: Attempts at a free temporary name before giving up (each is 8 random hex digits).
 _TRIES = 16
@@ -118,3 +119,72 @@ def make_folder(path: Path) -> Path:
             f"cannot create the output folder ({exc.strerror or type(exc).__name__})", path=path
         ) from None
     return Path(path)
+
+
+#: The lock file a run holds in an output folder while it writes there.
+FOLDER_LOCK = ".georeview.lock"
+
+
+def claim_name(out: Path) -> Path:
+    """The lock file of a file output ``out``: ``.NAME.lock`` beside it."""
+    return Path(out).with_name(f".{Path(out).name}.lock")
+
+
+@contextmanager
+def claim(lock: Path, *, what: Path) -> Iterator[Path]:
+    """Hold ``lock`` (an exclusive ``flock``) while the block writes ``what``.
+
+    Two runs given the same output both passed an "exists" check and one silently
+    replaced the other's files; with the claim the second is refused at once. The claim
+    is a kernel lock on an open file, so it goes when its process dies (a killed run
+    leaves no stale claim), and checking "exists" after taking it leaves no gap between
+    check and write. The lock file is removed when the block ends; a run that opened it
+    just before it was removed holds a lock on a deleted file, so after locking the name
+    is checked to be the file locked, and taken again if not.
+
+    Raises
+    ------
+    OutputError
+        Another run holds the claim, or the lock file cannot be made.
+    """
+    lock = Path(lock)
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+        except OSError as exc:
+            raise OutputError(f"cannot write ({exc.strerror or exc})", path=what) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise OutputError(
+                "another georeview run is writing it now; "
+                "wait for that run or choose another output",
+                path=what,
+            ) from None
+        try:
+            same = os.stat(lock, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        yield lock
+    finally:
+        lock.unlink(missing_ok=True)
+        os.close(fd)
+
+
+@contextmanager
+def claim_folder(path: Path) -> Iterator[Path]:
+    """Create the output folder ``path`` (:func:`make_folder`) and hold it while the block runs.
+
+    Raises
+    ------
+    OutputError
+        As :func:`make_folder` and :func:`claim`.
+    """
+    folder = make_folder(path)
+    with claim(folder / FOLDER_LOCK, what=folder):
+        yield folder
