@@ -747,3 +747,75 @@ def test_control_characters_from_input_never_reach_the_terminal_raw(
     line = _one_clean_line(err)
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in line), repr(line)
     assert "lot\\x1b[31m12\\x07" in line  # the folder, readable and inert
+
+
+# --------------------------------------------------------------------------- DEM storage
+
+
+@pytest.mark.parametrize("kind", ["scaled", "south-up"])
+def test_a_scaled_or_south_up_dem_is_refused_by_name(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture
+) -> None:
+    """Before: an int16 decimetre DEM (band scale 0.1) was read as stored, slopes 10x too
+    steep; a south-up DEM was neither read nor refused. Now each is one line naming the
+    DEM and the GDAL command that makes it readable."""
+    import rasterio
+
+    rows = np.add.outer(np.arange(200, dtype="float32"), np.zeros(200, dtype="float32"))
+    if kind == "scaled":
+        lay = _layers(tmp_path / "layers", dem=(2600 + rows).astype("int16"))  # decimetres
+        with rasterio.open(lay / "dem.tif", "r+") as ds:
+            ds.scales = (0.1,)
+        want = "its band has scale 0.1 and offset 0"
+    else:
+        lay = _layers(tmp_path / "layers", dem=260 + rows / 10)
+        with rasterio.open(lay / "dem.tif") as ds:
+            prof, z = ds.profile, ds.read(1)
+        t = prof["transform"]
+        prof["transform"] = rasterio.Affine(t.a, 0, t.c, 0, -t.e, t.f + t.e * z.shape[0])
+        with rasterio.open(lay / "dem.tif", "w", **prof) as ds:
+            ds.write(z[::-1], 1)
+        want = "the DEM is south-up"
+    sub = write_submission(tmp_path / "sub", SITE, toml=TOML)
+    code, _, err = run("review", sub, "--out", tmp_path / "out", "--layers", lay, "--no-map",
+                       capsys=capsys)  # fmt: skip
+    assert code == 2
+    line = _one_clean_line(err)
+    assert line.startswith(f"georeview: error: {lay / 'dem.tif'}: dem: {want}")
+    assert not (tmp_path / "out" / "report.json").exists()
+
+
+def test_layers_build_on_a_full_disk_is_one_line(tmp_path: Path) -> None:
+    """Before: "internal error: DataSourceError: Failed to commit transaction" (exit 1).
+
+    A full disk is simulated with RLIMIT_FSIZE (a write past 64 kB fails with EFBIG) in a
+    child process; the build is one line naming the file it could not write, exit 2, and
+    leaves no folder that looks built.
+    """
+    import subprocess
+    import sys
+
+    lay = Path(__file__).resolve().parents[1] / "layers" / "deerfield"
+    munis = Path(__file__).resolve().parent / "data" / "wi_dane" / "deerfield_area_munis.gpkg"
+    out = tmp_path / "built"
+    code = (
+        "import resource, signal, sys\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))\n"
+        "from georeview.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    argv = [
+        "layers", "build", str(out), "--municipality", "deerfield", "--name", "Deerfield",
+        "--kind", "V", "--boundaries", str(munis), "--wetlands", str(lay / "wetlands.gpkg"),
+        "--dem", str(lay / "dem.tif"), "--dem-vertical-units", "m", "--city-class",
+        "Madison=2", "-q",
+    ]  # fmt: skip
+    p = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
+                       timeout=300)  # fmt: skip
+    assert p.returncode == 2, p.stderr
+    line = _one_clean_line(p.stderr)
+    assert f"georeview: error: {out}/" in line
+    assert "cannot write" in line
+    assert not out.exists()
+    assert not [q for q in tmp_path.iterdir() if q.name.startswith(".built.partial-")]

@@ -25,7 +25,6 @@ from georeview.cli import main
 from georeview.errors import ConfigError, DataSourceError
 from georeview.load import load_layers
 from georeview.load.build import build_layers
-from georeview.load.dem import write_vrt
 from georeview.load.downloads import Download
 from georeview.load.sources import soil_properties
 
@@ -85,9 +84,23 @@ def test_built_folder_writes_the_filter_and_provenance(built: Path) -> None:
     layers = load_layers(built)
     assert len(layers.read("boundary")) == 1
     assert prov["layers"]["dem"]["vertical_units"] == "m"
-    with rasterio.open(built / "dem.vrt") as vrt, rasterio.open(SHIPPED / "dem.tif") as src_dem:
-        assert vrt.crs == src_dem.crs  # the raster keeps its CRS
-        np.testing.assert_array_equal(vrt.read(1), src_dem.read(1))
+    _is_window_of(built / "dem.tif", SHIPPED / "dem.tif")
+    with rasterio.open(built / "dem.tif") as m:
+        assert m.tags()["VERTICAL_UNITS"] == "m"
+
+
+def _is_window_of(mosaic: Path, dem: Path) -> None:
+    """The mosaic is a window of ``dem`` (cut to the reach), on its grid, cell for cell."""
+    with rasterio.open(mosaic) as m, rasterio.open(dem) as ds:
+        assert m.crs == ds.crs
+        assert m.res == ds.res
+        win = rasterio.windows.from_bounds(*m.bounds, transform=ds.transform)
+        assert win.col_off == pytest.approx(round(win.col_off), abs=1e-6)
+        assert win.row_off == pytest.approx(round(win.row_off), abs=1e-6)
+        want = ds.read(1, window=win.round_offsets().round_lengths(), masked=True)
+        got = m.read(1, masked=True)
+        np.testing.assert_array_equal(got.mask, want.mask)
+        np.testing.assert_array_equal(got.filled(0), want.filled(0))
 
 
 def test_outside_sample_same_answer(built: Path, tmp_path: Path) -> None:
@@ -121,25 +134,81 @@ def _plainfield_boundary(path: Path) -> Path:
     return path
 
 
-def test_dem_tiles_mosaic_and_lakes(tmp_path: Path) -> None:
+def _tiles(tmp_path: Path, gap: int = 0, same_name: bool = False) -> list[Path]:
+    """The Plainfield DEM cut in two tiles (no nodata value), ``gap`` columns apart."""
     dem = CENTRAL_SANDS / "plainfieldlakes_dem10m.tif"
     tiles = []
     with rasterio.open(dem) as ds:
-        full = ds.read(1)
         half = ds.width // 2
-        for k, win in enumerate((Window(0, 0, half, ds.height),
-                                 Window(half, 0, ds.width - half, ds.height))):  # fmt: skip
-            prof = ds.profile | {"width": win.width, "height": win.height,
+        wins = (Window(0, 0, half - gap, ds.height), Window(half, 0, ds.width - half, ds.height))
+        for k, win in enumerate(wins):
+            prof = ds.profile | {"width": win.width, "height": win.height, "nodata": None,
                                  "transform": ds.window_transform(win)}  # fmt: skip
-            t = tmp_path / f"tile{k}.tif"
+            folder = tmp_path / f"folder{k}"
+            folder.mkdir(exist_ok=True)
+            t = folder / ("dem.tif" if same_name else f"tile{k}.tif")
             with rasterio.open(t, "w", **prof) as dst:
                 dst.write(ds.read(1, window=win), 1)
             tiles.append(t)
-    vrt = write_vrt(tmp_path / "m.vrt", tiles)
-    with rasterio.open(vrt) as m, rasterio.open(dem) as ds:
-        assert m.transform == ds.transform
-        assert m.crs == ds.crs
-        np.testing.assert_array_equal(m.read(1), full)  # the mosaic is the DEM, cell for cell
+    return tiles
+
+
+def _plainfield(tmp_path: Path, tiles: list[Path], **kw: object) -> dict:
+    return build_layers(
+        tmp_path / "plainfield", municipality="deerfield", name="Plainfield", kind="V",
+        boundaries=Download(_plainfield_boundary(tmp_path / "ltsb.gpkg")),
+        dem_tiles=tuple(tiles), dem_vertical_units="m", **kw,
+    )  # fmt: skip
+
+
+def test_dem_mosaic_of_two_tiles_is_the_dem(tmp_path: Path) -> None:
+    """Two tiles named alike in two folders: both used, the mosaic is the DEM cell for cell."""
+    tiles = _tiles(tmp_path, same_name=True)
+    prov = _plainfield(tmp_path, tiles)
+    _is_window_of(tmp_path / "plainfield" / "dem.tif", CENTRAL_SANDS / "plainfieldlakes_dem10m.tif")
+    made = prov["layers"]["dem"]["mosaic"]
+    assert made["cells_without_data"] == 0
+    assert len(prov["layers"]["dem"]["tiles"]) == 2
+
+
+def test_dem_mosaic_gap_is_nodata_not_zero(tmp_path: Path) -> None:
+    """A 5-column gap between tiles that name no nodata value: 5 x rows cells of nodata.
+
+    The hand-written VRT had no NoDataValue when the first tile had none, so the gap read
+    as 0 m: a 100 m cliff beside it, and the site "extraordinary".
+    """
+    tiles = _tiles(tmp_path, gap=5)
+    prov = _plainfield(tmp_path, tiles)
+    made = prov["layers"]["dem"]["mosaic"]
+    with rasterio.open(tmp_path / "plainfield" / "dem.tif") as m:
+        assert m.nodata == -9999.0
+        a = m.read(1, masked=True)
+        assert made["cells_without_data"] == int(a.mask.sum()) == 5 * m.height
+        assert float(a.min()) > 200.0  # no 0 m anywhere: Plainfield's ground is 300 m up
+
+
+def test_scaled_or_south_up_dem_refused(tmp_path: Path) -> None:
+    """Decimetre int16 heights with scale 0.1, and a south-up grid: refused by name."""
+    dem = CENTRAL_SANDS / "plainfieldlakes_dem10m.tif"
+    with rasterio.open(dem) as ds:
+        prof, z = ds.profile, ds.read(1)
+        t = ds.transform
+    dm = tmp_path / "dm.tif"
+    with rasterio.open(dm, "w", **(prof | {"dtype": "int16", "nodata": -32768})) as dst:
+        dst.write(np.round(z * 10).astype("int16"), 1)
+        dst.scales, dst.offsets = (0.1,), (0.0,)
+    with pytest.raises(DataSourceError, match=r"scale 0.1 .*gdal_translate -unscale"):
+        _plainfield(tmp_path, [dm])
+    up = tmp_path / "up.tif"
+    flipped = rasterio.Affine(t.a, 0, t.c, 0, -t.e, t.f + t.e * z.shape[0])
+    with rasterio.open(up, "w", **(prof | {"transform": flipped})) as dst:
+        dst.write(z[::-1], 1)
+    with pytest.raises(DataSourceError, match="south-up"):
+        _plainfield(tmp_path, [up])
+
+
+def test_plainfield_lakes_kept_within_the_reach(tmp_path: Path) -> None:
+    tiles = _tiles(tmp_path)
     lakes = CENTRAL_SANDS / "plainfieldlakes_all_lakes.gpkg"
     out = tmp_path / "plainfield"
     prov = build_layers(
@@ -383,3 +452,29 @@ def test_layers_toml_reads_back_whatever_the_texts_hold(tmp_path: Path) -> None:
     text = tomllib.loads((out / "layers.toml").read_text(encoding="utf-8"))
     assert "dane\x7fmunis.gpkg" in json.dumps(text, ensure_ascii=False)
     assert load_layers(out).config.boundary.path == "municipalities.gpkg"
+
+
+def test_a_repair_that_gives_a_collection_keeps_its_polygon(tmp_path: Path) -> None:
+    """Hand-worked: a wetland polygon with a 10 m spike along its edge is invalid, and
+    shapely's make_valid gives GEOMETRYCOLLECTION (the 100 x 100 m square, the spike's
+    line). The build keeps the square (10,000 sq m) as the wetland; it used to drop the
+    feature whole while provenance.json counted it as kept."""
+    w = gpd.read_file(SHIPPED / "wetlands.gpkg").to_crs(3071)
+    x, y = w.geometry.iloc[0].representative_point().coords[0]
+    spiked = shapely.Polygon([(x, y), (x + 100, y), (x + 110, y), (x + 100, y),
+                              (x + 100, y + 100), (x, y + 100), (x, y)])  # fmt: skip
+    assert shapely.make_valid(spiked).geom_type == "GeometryCollection"
+    extra = gpd.GeoDataFrame({"WETCLASS": ["spiked"]}, geometry=[spiked], crs=3071)
+    src = tmp_path / "wetlands.gpkg"
+    pd.concat([w[["WETCLASS", "geometry"]], extra], ignore_index=True).to_file(src)
+    prov = build_layers(tmp_path / "o", municipality="deerfield", name="Deerfield", kind="V",
+                        boundaries=Download(MUNIS), wetlands=Download(src),
+                        city_class={"Madison": 2})  # fmt: skip
+    rec = prov["layers"]["wetlands"]
+    got = load_layers(tmp_path / "o").read("wetlands")
+    assert rec["features_kept"] == len(got)
+    assert rec["collections_cut_to_kind"] == 1
+    assert rec["features_read"] == rec["features_kept"] + rec["features_outside"]
+    kept = got[got["WETCLASS"] == "spiked"]
+    assert len(kept) == 1
+    assert kept.to_crs(3071).area.iloc[0] == pytest.approx(100.0 * 100.0, rel=1e-9)

@@ -244,7 +244,7 @@ def build_layers(
     ----------
     out : path
         The layers folder to write (``layers.toml``, one GeoPackage per layer,
-        ``dem.vrt`` with its tiles, ``provenance.json``).
+        ``dem.tif``, ``provenance.json``).
     municipality : str
         The ordinance folder's name (``deerfield``).
     name, kind : str
@@ -265,7 +265,7 @@ def build_layers(
     roads : Download, optional
         Road centrelines (Census TIGER/Line ``FULLNAME``, ``LINEARID``).
     dem_tiles : tuple of path
-        DEM tiles of one CRS, resolution and type, mosaicked as ``dem.vrt``.
+        DEM tiles of one grid, mosaicked over the village's reach as ``dem.tif``.
     dem_vertical_units : {"m", "ft", "us_ft"}, optional
         The DEM's elevation units, when its files do not state them.
     working_crs : str
@@ -325,15 +325,15 @@ def build_layers(
         if dem_tiles:
             build_dem(b, dem_tiles, dem_vertical_units, crs, r.clip)
             b.step_done()
-        (stage / "layers.toml").write_text(
+        _write_text(
+            stage / "layers.toml",
             "\n".join(_head(municipality, name, kind, working_crs) + b.toml) + "\n",
-            encoding="utf-8",
         )
         prov = _provenance(b, municipality, name, kind, working_crs, r, bbox)
         b.say("jurisdictions: the extraterritorial area and the equidistant lines")
         prov["jurisdictions"] = _validate(stage)
         b.step_done()
-        (stage / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n", encoding="utf-8")
+        _write_text(stage / "provenance.json", json.dumps(prov, indent=2) + "\n")
         _publish(stage, out)
     except GeoReviewError as exc:
         raise _moved(exc, stage, out) from None
@@ -346,8 +346,17 @@ def build_layers(
 #: Everything a build writes; an --overwrite removes those of them the new build does not.
 _OUTPUTS = (
     "layers.toml", "provenance.json", "municipalities.gpkg", "floodplain.gpkg",
-    "wetlands.gpkg", "hydrography.gpkg", "soils.gpkg", "roads.gpkg", "dem.vrt", "dem",
+    "wetlands.gpkg", "hydrography.gpkg", "soils.gpkg", "roads.gpkg", "dem.tif",
+    "dem.vrt", "dem",  # the mosaic and tiles of builds before the mosaic was one GeoTIFF
 )  # fmt: skip
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write a text file of the staged build; a failed write is an OutputError naming it."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"cannot write ({exc.strerror or exc})", path=path) from None
 
 
 def _staging(out: Path) -> Path:

@@ -1,24 +1,39 @@
-"""DEM tiles for ``layers build``: one grid, stated vertical units, a VRT mosaic of those used.
+"""DEM tiles for ``layers build``: one grid, stated vertical units, one mosaic of the reach.
 
-The tiles must share CRS, cell size and data type; their elevation units are read from
-the files (``VERTICAL_UNITS`` tag, band units) or given; only the tiles meeting the clip
-area are copied into ``dem/`` and mosaicked as ``dem.vrt``, as ``gdalbuildvrt`` would.
+The tiles must share CRS, cell size, data type and grid origin, be north-up and store
+heights as they are (no band scale or offset); their elevation units are read from the
+files (``VERTICAL_UNITS`` tag, band units) or given. The tiles meeting the clip area are
+mosaicked by :func:`rasterio.merge.merge` (GDAL's reads, each tile's own nodata mask)
+into ``dem.tif``, cut to the clip area: cells no tile covers are the mosaic's nodata,
+never 0 m, and no tile is copied under its own name (two ``dem.tif`` from two folders
+were one file).
 """
 
 from __future__ import annotations
 
-import shutil
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import shapely
 
-from georeview.errors import ConfigError, DataSourceError
+from georeview.errors import ConfigError, DataSourceError, OutputError
 from georeview.load.crs import crs_text
 from georeview.load.downloads import Built, bounds_text, sha256_of, toml_string
+from georeview.measure.dem import stored_as_is
 
-__all__ = ["Tile", "build_dem", "vertical_units", "write_vrt"]
+__all__ = ["MOSAIC", "Tile", "build_dem", "mosaic", "vertical_units"]
+
+#: The mosaic's file name in a layers folder.
+MOSAIC = "dem.tif"
+
+#: The nodata value of a mosaic whose tiles name none, by data type: the value GDAL's
+#: tools and most DEM producers use for it (a height no Wisconsin ground has).
+_FILL = {
+    "float32": -9999.0, "float64": -9999.0, "int16": -32768, "int32": -2147483648,
+    "uint16": 65535, "uint32": 4294967295, "uint8": 255,
+}  # fmt: skip
 
 #: Vertical units as rasterio gives them (``ds.units``) or a tag states them.
 _UNITS = {
@@ -36,17 +51,6 @@ _UNITS = {
     "us-ft": "us_ft",
 }
 
-#: numpy dtype -> GDAL VRT ``dataType``.
-_VRT_TYPES = {
-    "float32": "Float32",
-    "float64": "Float64",
-    "uint16": "UInt16",
-    "int16": "Int16",
-    "uint8": "Byte",
-    "int32": "Int32",
-    "uint32": "UInt32",
-}
-
 
 @dataclass(frozen=True)
 class Tile:
@@ -60,6 +64,10 @@ class Tile:
     bounds: Any
     #: The vertical units the file states (tag or band units), as written there.
     units: str | None
+    transform: Any = None
+    #: Band 1's scale and offset (GDAL metadata): heights = stored * scale + offset.
+    scale: float = 1.0
+    offset: float = 0.0
 
 
 def _read_tiles(tiles: tuple[Path, ...]) -> list[Tile]:
@@ -71,9 +79,15 @@ def _read_tiles(tiles: tuple[Path, ...]) -> list[Tile]:
         try:
             with rasterio.open(t) as ds:
                 tag = ds.tags().get("VERTICAL_UNITS") or (ds.units[0] if ds.units else None)
-                metas.append(Tile(Path(t), ds.crs, ds.res, ds.dtypes[0], ds.nodata, ds.bounds, tag))
+                scale, offset = float(ds.scales[0]), float(ds.offsets[0])
+                head = (ds.crs, ds.res, ds.dtypes[0], ds.nodata, ds.bounds, tag, ds.transform)
+                metas.append(Tile(Path(t), *head, scale, offset))
         except rasterio.errors.RasterioError as exc:
             raise DataSourceError(f"cannot open as a raster ({exc})", path=t, field="dem") from None
+    for m in metas:
+        problem = stored_as_is(m.transform, m.scale, m.offset)
+        if problem:
+            raise DataSourceError(problem, path=m.path, field="dem")
     first = metas[0]
     if first.crs is None:
         raise DataSourceError("the DEM tile has no CRS", path=first.path, field="dem")
@@ -85,7 +99,22 @@ def _read_tiles(tiles: tuple[Path, ...]) -> list[Tile]:
                 path=m.path,
                 field="dem",
             )
+        if not _aligned(m, first):
+            raise DataSourceError(
+                f"its cells are offset from those of {first.path.name} by a fraction of a cell;"
+                " a mosaic needs tiles of one grid (resample it onto theirs with gdalwarp -tap)",
+                path=m.path,
+                field="dem",
+            )
     return metas
+
+
+def _aligned(m: Tile, first: Tile) -> bool:
+    """Whether ``m``'s cell corners fall on ``first``'s grid (to a thousandth of a cell)."""
+    rx, ry = first.res
+    dx = (m.bounds.left - first.bounds.left) / rx
+    dy = (m.bounds.top - first.bounds.top) / ry
+    return abs(dx - round(dx)) < 1e-3 and abs(dy - round(dy)) < 1e-3
 
 
 def vertical_units(metas: list[Tile], given: str | None) -> str:
@@ -135,15 +164,90 @@ def _tiles_meeting(metas: list[Tile], cb: tuple[float, ...]) -> list[Tile]:
     ]
 
 
+def _snapped(cb: tuple[float, ...], used: list[Tile]) -> tuple[float, float, float, float]:
+    """The clip bounds ``cb`` grown to whole cells of the tiles' grid, within the tiles."""
+    first = used[0]
+    rx, ry = first.res
+    x0, y0 = first.bounds.left, first.bounds.top
+    left = max(cb[0], min(m.bounds.left for m in used))
+    right = min(cb[2], max(m.bounds.right for m in used))
+    bottom = max(cb[1], min(m.bounds.bottom for m in used))
+    top = min(cb[3], max(m.bounds.top for m in used))
+    return (
+        x0 + math.floor((left - x0) / rx + 1e-9) * rx,
+        y0 - math.ceil((y0 - bottom) / ry - 1e-9) * ry,
+        x0 + math.ceil((right - x0) / rx - 1e-9) * rx,
+        y0 - math.floor((y0 - top) / ry + 1e-9) * ry,
+    )
+
+
+def mosaic(used: list[Tile], bounds: tuple[float, ...], out: Path, units: str) -> dict[str, Any]:
+    """Mosaic ``used`` over ``bounds`` into the GeoTIFF ``out``, with rasterio's merge.
+
+    Each tile is read with its own nodata mask; cells no tile covers are the mosaic's
+    nodata: the first tile's that names one, else :data:`_FILL` for the type. Where
+    tiles overlap the first given wins. The vertical units are written as the
+    ``VERTICAL_UNITS`` tag.
+
+    Returns
+    -------
+    dict
+        ``nodata``, ``cells``, ``cells_without_data``, ``width``, ``height``.
+
+    Raises
+    ------
+    OutputError
+        The mosaic cannot be written.
+    """
+    import numpy as np
+    import rasterio
+    from rasterio.merge import merge
+    from rasterio.transform import from_origin
+    from rasterio.windows import Window
+
+    first = used[0]
+    rx, ry = first.res
+    nodata = next((m.nodata for m in used if m.nodata is not None), _FILL[first.dtype])
+    width = max(1, round((bounds[2] - bounds[0]) / rx))
+    height = max(1, round((bounds[3] - bounds[1]) / ry))
+    tiled = width >= 256 and height >= 256
+    profile = {
+        "driver": "GTiff", "width": width, "height": height, "count": 1,
+        "dtype": first.dtype, "crs": first.crs, "nodata": nodata,
+        "transform": from_origin(bounds[0], bounds[3], rx, ry),
+        "compress": "deflate", "predictor": 3 if first.dtype.startswith("float") else 2,
+        "BIGTIFF": "IF_SAFER",
+    } | ({"tiled": True, "blockxsize": 256, "blockysize": 256} if tiled else {})  # fmt: skip
+    try:
+        with rasterio.open(out, "w", **profile) as dst:
+            dst.update_tags(VERTICAL_UNITS=units)
+            merge([str(m.path) for m in used], bounds=bounds, nodata=nodata, dst_path=dst)
+        empty = 0
+        with rasterio.open(out) as ds:
+            for r0 in range(0, height, 1024):
+                win = Window(0, r0, width, min(1024, height - r0))
+                empty += int(np.count_nonzero(ds.read_masks(1, window=win) == 0))
+    except (OSError, rasterio.errors.RasterioError) as exc:
+        detail = getattr(exc, "strerror", None) or " ".join(str(exc).split())[:200]
+        raise OutputError(f"cannot write ({detail})", path=out) from None
+    return {
+        "nodata": float(nodata), "cells": width * height, "cells_without_data": empty,
+        "width": width, "height": height,
+    }  # fmt: skip
+
+
 def build_dem(b: Built, tiles: tuple[Path, ...], units: str | None, crs: Any, clip: Any) -> None:
-    """Copy the tiles meeting the clip area into ``dem/`` and mosaic them as ``dem.vrt``.
+    """Mosaic the tiles meeting the clip area into ``dem.tif``, cut to the area.
 
     Raises
     ------
     DataSourceError
-        A tile that is not a raster, has no CRS or is of another grid; no tile meets the area.
+        A tile that is not a raster, has no CRS, is of another grid, is scaled, south-up
+        or rotated; no tile meets the area.
     ConfigError
         Vertical units neither stated nor given.
+    OutputError
+        The mosaic cannot be written.
     """
     b.say(f"dem: reading {len(tiles)} tile header{'s' if len(tiles) != 1 else ''}")
     metas = _read_tiles(tiles)
@@ -165,11 +269,8 @@ def build_dem(b: Built, tiles: tuple[Path, ...], units: str | None, crs: Any, cl
             path=metas[0].path,
             field="dem",
         )
-    b.say(f"dem: copying {len(used)} of {len(metas)} tiles, writing dem.vrt")
-    (b.out / "dem").mkdir(exist_ok=True)
-    for m in used:
-        shutil.copy2(m.path, b.out / "dem" / m.path.name)
-    write_vrt(b.out / "dem.vrt", [b.out / "dem" / m.path.name for m in used])
+    b.say(f"dem: mosaicking {len(used)} of {len(metas)} tiles into {MOSAIC}")
+    made = mosaic(used, _snapped(cb, used), b.out / MOSAIC, units)
     b.provenance["dem"] = {
         "tiles": [
             {
@@ -182,100 +283,12 @@ def build_dem(b: Built, tiles: tuple[Path, ...], units: str | None, crs: Any, cl
         "tiles_given": len(metas),
         "vertical_units": units,
         "crs": crs_text(metas[0].crs),
+        "mosaic": {"file": MOSAIC, "sha256": sha256_of(b.out / MOSAIC)} | made,
     }
     b.toml += [
         "[dem]",
-        'path = "dem.vrt"',
+        f'path = "{MOSAIC}"',
         f'vertical_units = "{units}"',
         f"source = {toml_string('DEM tiles: ' + ', '.join(m.path.name for m in used))}",
         "",
     ]
-
-
-@dataclass(frozen=True)
-class _Opened:
-    path: Path
-    width: int
-    height: int
-    bounds: Any
-    crs: Any
-    dtype: str
-    nodata: float | None
-    block: tuple[int, int]
-    res: tuple[float, float]
-
-
-def _open_all(tiles: list[Path]) -> list[_Opened]:
-    import rasterio
-
-    opened = []
-    for t in tiles:
-        with rasterio.open(t) as ds:
-            res = (ds.transform.a, -ds.transform.e)
-            block = ds.block_shapes[0]
-            opened.append(
-                _Opened(
-                    t, ds.width, ds.height, ds.bounds, ds.crs, ds.dtypes[0], ds.nodata, block, res
-                )
-            )
-    return opened
-
-
-def _add_source(
-    band: Any, o: _Opened, vrt: Path, dtype: str, origin: tuple[float, float, float, float]
-) -> None:
-    """One tile's ``SimpleSource`` (or ``ComplexSource`` with nodata) in the VRT band."""
-    import xml.etree.ElementTree as ET
-
-    left, top, rx, ry = origin
-    src = ET.SubElement(band, "ComplexSource" if o.nodata is not None else "SimpleSource")
-    ET.SubElement(src, "SourceFilename", relativeToVRT="1").text = str(
-        Path(o.path).resolve().relative_to(vrt.parent.resolve())
-    )
-    ET.SubElement(src, "SourceBand").text = "1"
-    ET.SubElement(
-        src,
-        "SourceProperties",
-        RasterXSize=str(o.width),
-        RasterYSize=str(o.height),
-        DataType=dtype,
-        BlockXSize=str(o.block[1]),
-        BlockYSize=str(o.block[0]),
-    )
-    w, h = str(o.width), str(o.height)
-    ET.SubElement(src, "SrcRect", xOff="0", yOff="0", xSize=w, ySize=h)
-    xoff = round((o.bounds.left - left) / rx)
-    yoff = round((top - o.bounds.top) / ry)
-    ET.SubElement(src, "DstRect", xOff=str(xoff), yOff=str(yoff), xSize=w, ySize=h)
-    if o.nodata is not None:
-        ET.SubElement(src, "NODATA").text = repr(float(o.nodata))
-
-
-def write_vrt(path: Path, tiles: list[Path]) -> Path:
-    """Write a GDAL VRT mosaic of north-up tiles of one grid (paths relative to it).
-
-    Tiles must share CRS, cell size and data type (checked by the caller); where tiles
-    overlap, the later one wins, as in ``gdalbuildvrt``.
-    """
-    import xml.etree.ElementTree as ET
-
-    opened = _open_all(tiles)
-    first = opened[0]
-    rx, ry = first.res
-    left = min(o.bounds.left for o in opened)
-    top = max(o.bounds.top for o in opened)
-    right = max(o.bounds.right for o in opened)
-    bottom = min(o.bounds.bottom for o in opened)
-    width = round((right - left) / rx)
-    height = round((top - bottom) / ry)
-    dtype = _VRT_TYPES[first.dtype]
-    root = ET.Element("VRTDataset", rasterXSize=str(width), rasterYSize=str(height))
-    ET.SubElement(root, "SRS").text = first.crs.to_wkt()
-    ET.SubElement(root, "GeoTransform").text = f"{left!r}, {rx!r}, 0, {top!r}, 0, {-ry!r}"
-    band = ET.SubElement(root, "VRTRasterBand", dataType=dtype, band="1")
-    if first.nodata is not None:
-        ET.SubElement(band, "NoDataValue").text = repr(float(first.nodata))
-    for o in opened:
-        _add_source(band, o, path, dtype, (left, top, rx, ry))
-    ET.ElementTree(root).write(path, encoding="utf-8")
-    return path

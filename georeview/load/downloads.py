@@ -20,7 +20,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
-from georeview.errors import DataSourceError, GeometryError, GeoReviewError
+from georeview.errors import DataSourceError, GeometryError, GeoReviewError, OutputError
 from georeview.load.crs import bbox_into, crs_text
 from georeview.load.geometry import drop_empty, repair_invalid
 from georeview.load.vector import read_vector, vector_info
@@ -72,8 +72,14 @@ def toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
-def source_record(d: Download, *, kept: int, read: int, where: str | None = None) -> dict:
-    """The provenance of one download: file, checksum, size, dates, features read and kept."""
+def source_record(
+    d: Download, *, kept: int, read: int, where: str | None = None, **counts: int
+) -> dict:
+    """The provenance of one download: file, checksum, size, dates, features read and kept.
+
+    ``counts`` adds what became of the others (``features_repaired``,
+    ``features_other_kinds``, ``features_outside``, ``collections_cut_to_kind``).
+    """
     p = Path(d.path)
     return {
         "file": str(p.resolve()),
@@ -87,16 +93,57 @@ def source_record(d: Download, *, kept: int, read: int, where: str | None = None
         "vintage": d.vintage,
         "features_read": read,
         "features_kept": kept,
+        **counts,
     }
 
 
 def read_download(
     d: Download, label: str, crs: Any, bbox: Any = None, where: str | None = None
 ) -> gpd.GeoDataFrame:
-    """Read a download in ``crs``: empty geometries dropped, invalid ones made valid."""
+    """Read a download in ``crs``: empty geometries dropped, invalid ones made valid.
+
+    ``attrs["counts"]`` of the result holds ``features_read`` (non-empty, in ``bbox``) and
+    ``features_repaired``, for the provenance.
+    """
     g = read_vector(d.path, layer=d.layer, label=label, bbox=bbox, bbox_crs=crs, where=where)
-    g, _ = repair_invalid(drop_empty(g))
-    return g.to_crs(crs)
+    g, repaired = repair_invalid(drop_empty(g))
+    g = g.to_crs(crs)
+    g.attrs["counts"] = {"features_read": len(g), "features_repaired": repaired}
+    return g
+
+
+def of_kinds(geoms: Any, kinds: tuple[int, ...]) -> tuple[Any, int]:
+    """Each geometry cut to its parts of the shapely type ids ``kinds``; None when none.
+
+    A repair (:func:`shapely.make_valid`) can turn a polygon into a GeometryCollection of
+    polygons and stray lines or points: its polygonal part is the feature, not a reason
+    to drop it. Collections become the multi-part geometry of their parts of the
+    ``kinds`` (multi-polygons for polygon kinds, multi-lines for line kinds).
+
+    Returns
+    -------
+    geometries : numpy.ndarray
+        One per input (None where nothing of ``kinds`` is left).
+    cut : int
+        Collections cut to their parts of ``kinds``.
+    """
+    geoms = np.asarray(geoms, dtype=object)
+    types = shapely.get_type_id(geoms)
+    out = geoms.copy()
+    out[~np.isin(types, kinds)] = None
+    coll = np.flatnonzero(types == 7)
+    if coll.size == 0:
+        return out, 0
+    members, owner = shapely.get_parts(geoms[coll], return_index=True)
+    single, sub = shapely.get_parts(members, return_index=True)  # multi-parts into singles
+    owner = owner[sub]
+    want = np.isin(shapely.get_type_id(single), kinds)
+    single, owner = single[want], owner[want]
+    make = shapely.multipolygons if 3 in kinds else shapely.multilinestrings
+    got, dense = np.unique(owner, return_inverse=True)  # indices must run 0, 1, ...
+    if got.size:
+        out[coll[got]] = make(single, indices=dense)
+    return out, int(got.size)
 
 
 def keep_clipped(
@@ -118,19 +165,26 @@ def keep_clipped(
     DataSourceError
         No feature meets ``clip`` (:func:`refuse_elsewhere`).
     """
-    types = shapely.get_type_id(g.geometry.values)
-    ok = np.isin(types, kinds)
+    counts = dict(g.attrs.get("counts", {"features_read": len(g)}))
+    geoms, cut = of_kinds(g.geometry.values, kinds)
+    ok = geoms != None  # noqa: E711 (an element-wise test of an object array)
     if len(g) and not ok.any():
         raise GeometryError(
             f"holds no {what} (its geometries are {', '.join(sorted(set(g.geom_type)))})",
             path=d.path,
             field=d.layer,
         )
-    g = g[ok]
-    g = g[shapely.intersects(g.geometry.values, clip)]
-    if len(g) == 0:
+    g = g[ok].set_geometry(gpd.GeoSeries(geoms[ok], index=g.index[ok], crs=g.crs))
+    near = shapely.intersects(g.geometry.values, clip)
+    kept = g[near]
+    if len(kept) == 0:
         refuse_elsewhere(d, label, crs, clip, _vector_bounds(d, label, crs))
-    return g
+    kept.attrs["counts"] = counts | {
+        "features_other_kinds": int((~ok).sum()),
+        "collections_cut_to_kind": cut,
+        "features_outside": int((~near).sum()),
+    }
+    return kept
 
 
 def bounds_text(bounds: Any) -> str:
@@ -182,10 +236,23 @@ def refuse_elsewhere(
 
 
 def write_gpkg(gdf: gpd.GeoDataFrame, path: Path, layer: str, append: bool = False) -> None:
-    """Write a layer to a GeoPackage 1.3 (multi-part geometries, as the downloads mix both)."""
+    """Write a layer to a GeoPackage 1.3 (multi-part geometries, as the downloads mix both).
+
+    Raises
+    ------
+    OutputError
+        The file cannot be written (a full disk, a folder that refuses it): one line
+        naming it, not an internal error.
+    """
+    import pyogrio
+
     from georeview.geopackage import write_layer
 
-    write_layer(gdf, path, layer, append=append, promote_to_multi=True)
+    try:
+        write_layer(gdf, path, layer, append=append, promote_to_multi=True)
+    except (OSError, pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as exc:
+        detail = getattr(exc, "strerror", None) or " ".join(str(exc).split())[:200]
+        raise OutputError(f"cannot write ({detail})", path=path) from None
 
 
 def find_column(columns: Any, *names: str) -> str | None:
@@ -256,7 +323,9 @@ class Built:
         """Write ``g`` as ``layer`` of ``out/file`` and record where it came from as ``key``."""
         self.say(f"{key}: writing {len(g):,} features to {file}")
         write_gpkg(g, self.out / file, layer, append=append)
-        self.provenance[key] = source_record(d, kept=len(g), read=len(g))
+        counts = dict(g.attrs.get("counts", {}))
+        read = counts.pop("features_read", len(g))
+        self.provenance[key] = source_record(d, kept=len(g), read=read, **counts)
 
     def table(
         self, g: gpd.GeoDataFrame, d: Download, name: str, layer: str, source: str, **fields: Any

@@ -40,6 +40,7 @@ __all__ = [
     "read_dem_window",
     "read_rows",
     "row_strips",
+    "stored_as_is",
     "window_for_bounds",
 ]
 
@@ -309,7 +310,8 @@ def open_dem(path: object) -> Any:
     Raises
     ------
     georeview.errors.DataSourceError
-        Missing or unreadable file, no band, or a rotated grid.
+        Missing or unreadable file, no band, a band scale or offset, a rotated or
+        south-up grid (:func:`stored_as_is`).
     """
     import rasterio
 
@@ -323,10 +325,39 @@ def open_dem(path: object) -> Any:
     if src.count < 1:
         src.close()
         raise DataSourceError("the DEM has no band", path=p)
-    if src.transform.b != 0 or src.transform.d != 0:
+    problem = stored_as_is(src.transform, float(src.scales[0]), float(src.offsets[0]))
+    if problem:
         src.close()
-        raise DataSourceError("rotated DEM grids are not supported", path=p)
+        raise DataSourceError(problem, path=p, field="dem")
     return src
+
+
+def stored_as_is(transform: Any, scale: float, offset: float) -> str | None:
+    """Why a DEM's cells cannot be read as heights in place, or None when they can.
+
+    georeview reads band 1 as stored, north-up: a band scale or offset (an int16 DEM in
+    decimetres has scale 0.1, and read as stored gives slopes ten times too steep) and
+    a south-up or rotated grid are refused by name, with the GDAL command that fixes it,
+    rather than read wrong.
+
+    Parameters
+    ----------
+    transform : affine.Affine
+        The grid's transform.
+    scale, offset : float
+        Band 1's scale and offset.
+    """
+    if scale != 1.0 or offset != 0.0:
+        return (
+            f"its band has scale {scale:g} and offset {offset:g} (heights = stored x scale"
+            " + offset), which georeview does not apply; write the heights out with"
+            " gdal_translate -unscale -ot Float32"
+        )
+    if transform.b != 0 or transform.d != 0:
+        return "rotated DEM grids are not supported; make it north-up with gdalwarp"
+    if transform.e > 0:
+        return "the DEM is south-up (its rows run south to north); make it north-up with gdalwarp"
+    return None
 
 
 def read_rows(src: Any, window: Any, path: object) -> np.ndarray:
