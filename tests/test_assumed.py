@@ -150,7 +150,7 @@ def test_unrouted_peaks_of_a_site_with_detention_are_needs_info(tmp_path):
         "deerfield_larger_site",
         (
             "[hydrology]\n",
-            '[hydrology]\nrouted_peak_cfs = { 1yr = 0.1 }\n'
+            "[hydrology]\nrouted_peak_cfs = { 1yr = 0.1 }\n"
             'routed_source = "pond routing, sheet C-6"\n',
         ),
     )
@@ -256,11 +256,14 @@ reason = "Site visit of 2025-05-01."
 
 
 def _decide(folder: Path, **values: object) -> Path:
+    """The reviewer's determinations for the submission ``folder``, kept outside it."""
     text = 'municipality = "{}"\n'.format("deerfield" if "deerfield" in folder.name else "somers")
     for name, value in values.items():
         v = str(value).lower() if isinstance(value, bool) else repr(value)
         text += DETERMINATION.format(name=name, value=v)
-    path = folder / "determinations.toml"
+    village = folder.parent / f"{folder.name}.village"
+    village.mkdir(exist_ok=True)
+    path = village / "determinations.toml"
     path.write_text(text)
     return path
 
@@ -277,8 +280,8 @@ def test_village_decisions_are_needs_info_until_given_then_decide(tmp_path):
     assert "For the Village to decide" in mp["message"]
     assert mp["evidence"] == ["village"]
     assert _finding(r, "deerfield.31.06.4.board")["status"] == "needs_info"
-    _decide(sub, master_plan_area=True)
-    r2 = review(sub, with_terrain=False)
+    dec = _decide(sub, master_plan_area=True)
+    r2 = review(sub, with_terrain=False, determinations=dec)
     assert r2.judgement.flags["extraordinary"] is True
     assert _finding(r2, "deerfield.31.06.4.board")["status"] == "pass"
     assert r2.to_dict()["determinations"]["items"][0]["by"] == "A. Reviewer, Village Engineer"
@@ -295,14 +298,18 @@ def test_engineer_requires_a_basin_where_none_is_declared(tmp_path):
         _finding(review(sub, with_terrain=False), "deerfield.31.06.3.B.required")["status"]
         == "needs_info"
     )
-    _decide(sub, basin_required=True)
+    dec = _decide(sub, basin_required=True)
     assert (
-        _finding(review(sub, with_terrain=False), "deerfield.31.06.3.B.required")["status"]
+        _finding(
+            review(sub, with_terrain=False, determinations=dec), "deerfield.31.06.3.B.required"
+        )["status"]
         == "fail"
     )
-    _decide(sub, basin_required=False)
+    dec = _decide(sub, basin_required=False)
     assert (
-        _finding(review(sub, with_terrain=False), "deerfield.31.06.3.B.required")["status"]
+        _finding(
+            review(sub, with_terrain=False, determinations=dec), "deerfield.31.06.3.B.required"
+        )["status"]
         == "pass"
     )
 
@@ -318,8 +325,8 @@ def test_a_house_on_a_platted_lot_in_the_etj_is_asked_about(tmp_path):
     reach = _finding(r, "deerfield.reach")
     assert reach["status"] == "needs_info"
     assert "for the Village to decide" in reach["message"]
-    _decide(sub, subdivision_connected=True)
-    assert review(sub, with_terrain=False).judgement.reached is True
+    dec = _decide(sub, subdivision_connected=True)
+    assert review(sub, with_terrain=False, determinations=dec).judgement.reached is True
     # Off a plat, nothing to ask: not reached, as before.
     assert review(SAMPLES / "deerfield_etj_shed", with_terrain=False).judgement.reached is False
 
@@ -332,8 +339,8 @@ def test_one_acre_split_is_labelled_and_the_village_may_set_it(tmp_path):
     r = review(sub, with_terrain=False)
     assert "Local interpretation" in _finding(r, "somers.one_acre")["message"]
     assert "Local interpretation" in _finding(r, "somers.17.10.B.4.j")["message"]
-    _decide(sub, full_plan_required=False)
-    r2 = review(sub, with_terrain=False)
+    dec = _decide(sub, full_plan_required=False)
+    r2 = review(sub, with_terrain=False, determinations=dec)
     assert r2.judgement.category == "minor"
     one = _finding(r2, "somers.one_acre")
     assert "The Village's determination" in one["message"]
@@ -347,8 +354,11 @@ def test_mep_explanation_is_the_administrators_to_accept(tmp_path):
     r = review(SAMPLES / "somers_etj_near_kenosha", with_terrain=False)
     assert _finding(r, "somers.17.055")["status"] == "needs_info"
     sub = _sample(tmp_path, "somers_etj_near_kenosha")
-    _decide(sub, mep_explanation_accepted=False)
-    assert _finding(review(sub, with_terrain=False), "somers.17.055")["status"] == "fail"
+    dec = _decide(sub, mep_explanation_accepted=False)
+    assert (
+        _finding(review(sub, with_terrain=False, determinations=dec), "somers.17.055")["status"]
+        == "fail"
+    )
 
 
 @pytest.mark.parametrize(
@@ -378,14 +388,14 @@ def test_mep_explanation_is_the_administrators_to_accept(tmp_path):
             'reason = "r"\n',
             "determinations.basin_required.date",
         ),
-        ('reviewer = "X"\n', "reviewer"),
+        ('reviewer = "X"\n', None),  # not a determinations file: its keys are not repeated
     ],
 )
 def test_determinations_file_is_strict(tmp_path, body, field):
     sub = _sample(tmp_path, "deerfield_minor_home")
-    (sub / "determinations.toml").write_text(body)
+    (tmp_path / "determinations.toml").write_text(body)
     with pytest.raises(ConfigError) as err:
-        review(sub, with_terrain=False)
+        review(sub, with_terrain=False, determinations=tmp_path / "determinations.toml")
     assert err.value.field == field
     assert err.value.path.endswith("determinations.toml")
 

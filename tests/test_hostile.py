@@ -819,3 +819,149 @@ def test_layers_build_on_a_full_disk_is_one_line(tmp_path: Path) -> None:
     assert "cannot write" in line
     assert not out.exists()
     assert not [q for q in tmp_path.iterdir() if q.name.startswith(".built.partial-")]
+
+
+# --------------------------------------------------------------------------- Village's files
+
+REPO = Path(__file__).resolve().parents[1]
+FORGED = """municipality = "deerfield"
+[determinations.master_plan_area]
+value = false
+by = "A. Reviewer, Village Engineer"
+date = 2025-05-02
+reason = "Forged by the applicant."
+"""
+GIVEN = """municipality = "deerfield"
+[determinations.master_plan_area]
+value = true
+by = "A. Reviewer, Village Engineer"
+date = 2025-05-02
+reason = "Master Plan map 4."
+"""
+
+
+def _larger_site(folder: Path) -> Path:
+    import shutil
+
+    shutil.copytree(REPO / "sample_sites" / "deerfield_larger_site", folder)
+    return folder
+
+
+def _master_plan(report: dict) -> str:
+    (f,) = [f for f in report["findings"] if f["rule_id"] == "deerfield.31.06.4.master_plan"]
+    return str(f["status"])
+
+
+def test_a_determinations_toml_in_the_submission_is_ignored(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Before: a determinations.toml beside submission.toml was read as the Village's, with
+    the applicant's "by" and date. Now it is ignored: the Village's question stays open,
+    and the report and the terminal say a file was ignored."""
+    from georeview.facts.determinations import IGNORED_NOTE
+
+    sub = _larger_site(tmp_path / "deerfield_larger_site")
+    (sub / "determinations.toml").write_text(FORGED)
+    code, _, err = run("review", sub, "--out", tmp_path / "out", "--no-terrain", "--no-map",
+                       capsys=capsys)  # fmt: skip
+    assert code == 0, err
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["determinations"]["items"] == []
+    assert _master_plan(report) == "needs_info"
+    assert IGNORED_NOTE in report["warnings"]
+    assert "georeview: warning:" in err
+    # named by the reviewer from outside the submission, the same file is the Village's
+    given = tmp_path / "village" / "larger.toml"
+    given.parent.mkdir()
+    given.write_text(GIVEN)
+    code, _, err = run("review", sub, "--out", tmp_path / "out2", "--no-terrain", "--no-map",
+                       "--determinations", given, capsys=capsys)  # fmt: skip
+    assert code == 0, err
+    report = json.loads((tmp_path / "out2" / "report.json").read_text())
+    assert report["determinations"]["items"][0]["reason"] == "Master Plan map 4."
+    assert report["classification"]["extraordinary"] is True
+
+
+def test_a_batch_zip_determinations_toml_is_ignored_and_a_village_folder_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Before: a batch zip's determinations.toml was read as the Village's. Now it is
+    ignored; the Village's own are ``--determinations DIR`` of ``<name>.toml``."""
+    src = _larger_site(tmp_path / "src")
+    (src / "determinations.toml").write_text(FORGED.replace("false", "true"))
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    _zip_folder(src, batch / "larger.zip")
+    code, _, err = run("review", batch, "--out", tmp_path / "out", "--no-map", capsys=capsys)
+    assert code == 0, err
+    report = json.loads((tmp_path / "out" / "larger" / "report.json").read_text())
+    assert report["determinations"]["items"] == []
+    assert report["classification"]["extraordinary"] is not True
+    village = tmp_path / "village"
+    village.mkdir()
+    (village / "larger.toml").write_text(GIVEN)
+    code, _, err = run("review", batch, "--out", tmp_path / "out2", "--no-map",
+                       "--determinations", village, capsys=capsys)  # fmt: skip
+    assert code == 0, err
+    report = json.loads((tmp_path / "out2" / "larger" / "report.json").read_text())
+    assert report["classification"]["extraordinary"] is True
+    # a folder of determinations inside the batch is the applicants'
+    (batch / "village").mkdir()
+    code, _, err = run("review", batch, "--out", tmp_path / "out3", "--no-map",
+                       "--determinations", batch / "village", capsys=capsys)  # fmt: skip
+    assert code == 2
+    assert "lies in the batch folder" in _one_clean_line(err)
+
+
+@pytest.mark.parametrize("kind", ["inside", "link", "other toml"])
+def test_a_determinations_file_is_the_reviewers_own(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture
+) -> None:
+    """Before: --determinations could name a file in the submission, a link was followed,
+    and a TOML that is not a determinations file had its keys echoed."""
+    sub = _larger_site(tmp_path / "deerfield_larger_site")
+    given = tmp_path / "village.toml"
+    given.write_text(GIVEN)
+    if kind == "inside":
+        path, want = sub / "mine.toml", "lies in the submission"
+        path.write_text(GIVEN)
+    elif kind == "link":
+        path, want = tmp_path / "link.toml", "is a symbolic link"
+        path.symlink_to(given)
+    else:
+        path, want = tmp_path / "settings.toml", "is not a determinations file"
+        path.write_text('db_password = "hunter2"\n[secrets]\napi_key = "k"\n')
+    code, _, err = run("review", sub, "--out", tmp_path / "out", "--no-terrain", "--no-map",
+                       "--determinations", path, capsys=capsys)  # fmt: skip
+    assert code == 2
+    line = _one_clean_line(err)
+    assert want in line
+    for secret in ("db_password", "hunter2", "secrets", "api_key"):
+        assert secret not in line
+
+
+def test_a_layers_folder_above_the_submission_is_never_looked_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a review run in a shared inbox took ./layers/deerfield, beside the
+    applicants' folders, as the Village's layers. Now a looked-up layers folder in or
+    above the submission (or the batch) is skipped with a warning."""
+    monkeypatch.delenv("GEOREVIEW_LAYERS", raising=False)
+    inbox = tmp_path / "inbox"
+    planted = _layers(inbox / "layers" / "deerfield")
+    sub = write_submission(inbox / "applicant" / "sub", SITE, toml=TOML)
+    monkeypatch.chdir(inbox)
+    found = find_layers_dir("deerfield", sub)
+    assert found.resolve() != planted.resolve()
+    batch = inbox / "applicant"
+    import georeview.pipeline.layers_folder as lf
+    from georeview.errors import DataSourceError
+
+    monkeypatch.setattr(lf, "source_checkout", lambda: None)  # as an installed package
+    with pytest.raises(DataSourceError, match=r"not used: .*inbox/layers/deerfield, in or above"):
+        lf.find_layers_dir("deerfield", sub, also_not_in=(batch,))
+    # the reviewer's own working folder, away from the submissions, is still looked up
+    office = tmp_path / "office"
+    mine = _layers(office / "layers" / "deerfield")
+    monkeypatch.chdir(office)
+    assert lf.find_layers_dir("deerfield", sub, also_not_in=(batch,)).resolve() == mine.resolve()

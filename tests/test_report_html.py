@@ -164,8 +164,9 @@ def larger_site(tmp_path_factory):
     sub = tmp_path_factory.mktemp("village") / "deerfield_larger_site"
     shutil.copytree(Path(__file__).resolve().parents[1] / "sample_sites" / sub.name, sub)
     without = review(sub, with_terrain=False)
-    (sub / "determinations.toml").write_text(DECIDED, encoding="utf-8")
-    with_file = review(sub, with_terrain=False)
+    decided = sub.parent / "determinations.toml"  # the reviewer's, outside the submission
+    decided.write_text(DECIDED, encoding="utf-8")
+    with_file = review(sub, with_terrain=False, determinations=decided)
     return without, with_file
 
 

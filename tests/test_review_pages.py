@@ -139,13 +139,14 @@ def test_village_determinations_on_screen_and_in_print(page, reviews, tmp_path):
 
     sub = tmp_path / "deerfield_larger_site"
     shutil.copytree(REPO / "sample_sites" / sub.name, sub)
-    (sub / "determinations.toml").write_text(
+    decided = tmp_path / "determinations.toml"  # the reviewer's, outside the submission
+    decided.write_text(
         'municipality = "deerfield"\n\n[determinations.master_plan_area]\nvalue = true\n'
         'by = "A. Reviewer, Village Engineer"\ndate = 2025-05-02\n'
         'reason = "Master Plan map 4 shows an environmental corridor."\n',
         encoding="utf-8",
     )
-    out = write_reports(review(sub), tmp_path / "out")
+    out = write_reports(review(sub, determinations=decided), tmp_path / "out")
     watch = PageWatch(page)
     page.goto(out["html"].as_uri())
     page.frame_locator("iframe.map").locator(".leaflet-control-layers").wait_for()

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from georeview.cli.options import EXIT_OK, EXIT_SOME_FAILED
-from georeview.errors import InputError, OutputError
+from georeview.errors import OutputError
 
 __all__ = ["add_arguments", "main"]
 
@@ -24,8 +24,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--determinations",
         metavar="FILE",
-        help="the Village's determinations (default: determinations.toml beside "
-        "submission.toml, when there is one); never read from submission.toml",
+        help="the Village's determinations, kept outside the submission (for a batch, a "
+        "folder of <submission name>.toml); a determinations.toml inside a submission "
+        "is never read",
     )
     p.add_argument("--overwrite", action="store_true", help="replace existing reports")
     p.add_argument("--no-map", action="store_true", help="skip map.html")
@@ -45,16 +46,11 @@ def main(args: argparse.Namespace) -> int:
     target = Path(args.submission)
     determinations = Path(args.determinations) if args.determinations else None
     if is_batch(target):
-        if determinations is not None:
-            raise InputError(
-                "--determinations names one submission's file; in a batch, keep each "
-                "determinations.toml beside its submission.toml"
-            )
-        return _batch(args, target)
+        return _batch(args, target, determinations)
     return _one(args, target, determinations)
 
 
-def _batch(args: argparse.Namespace, target: Path) -> int:
+def _batch(args: argparse.Namespace, target: Path, determinations: Path | None) -> int:
     """Review a folder of submissions; a bar on a terminal, then the summary and error rows."""
     from georeview.cli.progress import progress_bar, show_progress
     from georeview.pipeline.batch import review_many
@@ -67,6 +63,7 @@ def _batch(args: argparse.Namespace, target: Path) -> int:
             layers_dir=Path(args.layers) if args.layers else None,
             overwrite=args.overwrite,
             on_submission=tick,
+            determinations_dir=determinations,
         )
     if not quiet:
         print(
@@ -118,6 +115,10 @@ def _one(args: argparse.Namespace, target: Path, determinations: Path | None) ->
             determinations=determinations,
         )
         paths = write_reports(result, out, with_map=not args.no_map)
+    from georeview.facts.determinations import IGNORED_NOTE
+
+    if IGNORED_NOTE in result.warnings:  # said on the terminal too: it changes the verdict
+        sys.stderr.write(f"georeview: warning: {target}: {IGNORED_NOTE}\n")
     c = result.judgement
     verdict = (
         "cannot be determined (needs information)"

@@ -375,38 +375,73 @@ def load_submission_config(path: Path, *, folder: Path | None = None) -> Submiss
 
     The file is opened once, without blocking and without following a final link
     out of ``folder`` (default: the file's own folder); it must be a regular file,
-    and its size is taken from the open file, so what is checked is what is read.
+    and its size is taken from the open file, so what is checked is what is read
+    (:func:`read_bounded_toml`).
     """
-    import stat
-
     path = Path(path)
     folder = path.parent if folder is None else Path(folder)
-    limit = limits().max_toml_bytes
     real = Path(os.path.realpath(path))
     if not real.is_relative_to(Path(os.path.realpath(folder))):
         raise DataSourceError("is a link that points outside the submission folder", path=path)
+    return parse_model(Submission, read_bounded_toml(real, shown=path), path)
+
+
+def read_bounded_toml(
+    path: Path, *, shown: Path | None = None, follow_links: bool = True
+) -> dict[str, Any]:
+    """Read a TOML file as a bounded regular file: opened once, never blocking.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    shown : Path, optional
+        The path to name in errors (default ``path``).
+    follow_links : bool
+        With False, a file that is a symbolic link is refused (``O_NOFOLLOW``).
+
+    Raises
+    ------
+    DataSourceError
+        Missing, unreadable, a link (when refused), or not a regular file (a FIFO
+        would block for ever, a device never ends).
+    LimitError
+        Larger than ``Limits.max_toml_bytes`` (``GEOREVIEW_MAX_TOML_BYTES``).
+    ConfigError
+        Not UTF-8 or not TOML.
+    """
+    import errno
+    import stat
+
+    shown = Path(path) if shown is None else shown
+    limit = limits().max_toml_bytes
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, flags)
     except FileNotFoundError:
-        raise DataSourceError("file not found", path=path) from None
+        raise DataSourceError("file not found", path=shown) from None
     except OSError as exc:
-        raise DataSourceError(f"cannot read file ({exc.strerror})", path=path) from None
+        if exc.errno == errno.ELOOP and not follow_links:
+            raise DataSourceError("is a symbolic link; name the file itself", path=shown) from None
+        raise DataSourceError(f"cannot read file ({exc.strerror})", path=shown) from None
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fh.fileno())
         if not stat.S_ISREG(st.st_mode):
-            raise DataSourceError("is not a regular file", path=path)
+            raise DataSourceError("is not a regular file", path=shown)
         if st.st_size > limit:
             raise LimitError(
                 f"{st.st_size:,} bytes exceed the limit of {limit:,} bytes for a TOML file"
                 " (GEOREVIEW_MAX_TOML_BYTES)",
-                path=path,
+                path=shown,
             )
         raw = fh.read(limit + 1)
     if len(raw) > limit:  # grew while being read
         raise LimitError(
-            f"more than {limit:,} bytes for a TOML file (GEOREVIEW_MAX_TOML_BYTES)", path=path
+            f"more than {limit:,} bytes for a TOML file (GEOREVIEW_MAX_TOML_BYTES)", path=shown
         )
-    return parse_model(Submission, parse_toml_bytes(raw, path), path)
+    return parse_toml_bytes(raw, shown)
 
 
 def load_layers_config(path: Path) -> LayersConfig:

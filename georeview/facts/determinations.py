@@ -1,12 +1,14 @@
-"""The Village's determinations: a reviewer's file kept beside the submission.
+"""The Village's determinations: a file the reviewer keeps and names, never the applicant's.
 
 Some facts only the Village can supply (the Village Engineer requires a basin, the
 Administrator accepts a maximum-extent-practicable explanation, ...). They are declared in
-the fact registry with source ``village`` and come only from ``determinations.toml``, a file
-the reviewer keeps beside the submission (or names with ``georeview review
---determinations FILE`` when the submission folder is the applicant's), never from the
-applicant's ``submission.toml``. Until one is given, the findings that read it say
-needs_info "for the Village to decide".
+the fact registry with source ``village`` and come only from a determinations file the
+reviewer names (``georeview review --determinations FILE``; for a batch a folder of
+``<submission name>.toml``), kept outside the submission: never from the applicant's
+``submission.toml``, and never from a ``determinations.toml`` found in a submission folder
+or zip (an applicant could write one with any "by" and date; it is ignored, with a
+warning in the report). Until one is given, the findings that read it say needs_info
+"for the Village to decide".
 
 The file (strict: unknown keys are refused)::
 
@@ -28,10 +30,25 @@ from typing import Any
 
 from georeview.errors import ConfigError
 
-__all__ = ["FILE_NAME", "Determination", "Determinations", "load_determinations"]
+__all__ = [
+    "FILE_NAME",
+    "IGNORED_NOTE",
+    "Determination",
+    "Determinations",
+    "load_determinations",
+    "planted",
+]
 
-#: The file's name beside a submission.
+#: The name a determinations file found in a submission has (and is ignored under).
 FILE_NAME = "determinations.toml"
+
+#: The report's warning when a submission holds one.
+IGNORED_NOTE = (
+    "The submission holds a determinations.toml: it was ignored. The Village's"
+    " determinations are read only from the file the reviewer names (--determinations,"
+    " kept outside the submission) or the Village's own records, never from the"
+    " applicant's files."
+)
 _PREFIX = "village."
 _ENTRY_KEYS = ("value", "by", "date", "reason")
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -128,8 +145,16 @@ def _entry(name: str, spec: Any, path: Path) -> Determination:
     return Determination(fact.name, value, spec["by"].strip(), date, spec["reason"].strip())
 
 
-def load_determinations(path: Path | None, municipality: str) -> Determinations:
-    """Read a determinations file; ``None`` or a missing default file gives none.
+def planted(submission_dir: Path) -> bool:
+    """Whether a submission folder holds a ``determinations.toml`` (of any kind, a link too)."""
+    f = Path(submission_dir) / FILE_NAME
+    return f.is_symlink() or f.exists()
+
+
+def load_determinations(
+    path: Path | None, municipality: str, *, not_in: tuple[Path, ...] = ()
+) -> Determinations:
+    """Read the determinations file the reviewer names; ``None`` gives none.
 
     Parameters
     ----------
@@ -137,27 +162,45 @@ def load_determinations(path: Path | None, municipality: str) -> Determinations:
         The file.
     municipality : str
         The submission's municipality (the file's, when it names one, must match).
+    not_in : tuple of Path
+        Folders the file must not lie in once links are resolved: the submission (and
+        the batch) it is for. What the Village decides never comes from there.
 
     Raises
     ------
+    georeview.errors.DataSourceError
+        Missing, a symbolic link, not a regular file, or inside a folder of ``not_in``.
+    georeview.errors.LimitError
+        Larger than the TOML limit.
     georeview.errors.ConfigError
-        Unreadable TOML, an unknown key or determination, a value of the wrong type, or a
-        missing ``by``/``date``/``reason`` (file and field named).
+        Unreadable TOML, not a determinations file, an unknown determination, a value
+        of the wrong type, or a missing ``by``/``date``/``reason`` (file and field
+        named). The keys of a file that is not a determinations file are not repeated.
     """
     if path is None:
         return Determinations()
-    from georeview.config import read_toml
+    import os
+
+    from georeview.config import read_bounded_toml
+    from georeview.errors import DataSourceError
 
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError("determinations file not found", path=path)
-    data = read_toml(path)
-    extra = sorted(set(data) - {"municipality", "determinations"})
-    if extra:
+    real = Path(os.path.realpath(path))
+    for folder in not_in:
+        if real.is_relative_to(Path(os.path.realpath(folder))):
+            raise DataSourceError(
+                "lies in the submission: the Village's determinations are kept outside"
+                " the applicant's files",
+                path=path,
+                field="--determinations",
+            )
+    data = read_bounded_toml(path, follow_links=False)
+    extra = set(data) - {"municipality", "determinations"}
+    if extra or not isinstance(data.get("determinations", {}), dict):
         raise ConfigError(
-            f"unknown key(s) {', '.join(extra)} (keys: municipality, determinations)",
+            "is not a determinations file (it holds only municipality and a"
+            " [determinations] table)",
             path=path,
-            field=extra[0],
         )
     named = data.get("municipality")
     if named is not None and named != municipality:
@@ -167,6 +210,4 @@ def load_determinations(path: Path | None, municipality: str) -> Determinations:
             field="municipality",
         )
     entries = data.get("determinations", {})
-    if not isinstance(entries, dict):
-        raise ConfigError("must be a table of determinations", path=path, field="determinations")
     return Determinations(path, tuple(_entry(n, s, path) for n, s in entries.items()))

@@ -37,8 +37,23 @@ __all__ = ["BatchResult", "review_many"]
 
 log = logging.getLogger(__name__)
 
-#: One review job: (name, submission folder, output folder, layers folder, overwrite).
-_Job = tuple[str, str, str, str | None, bool]
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One review job (picklable, for the process pool)."""
+
+    name: str
+    sub: Path
+    out: Path
+    layers_dir: Path | None
+    overwrite: bool
+    #: The Village's determinations for it (``<name>.toml`` of ``--determinations DIR``).
+    determinations: Path | None
+    #: The batch folder: no determinations file may come from it.
+    batch: Path
+
+
 #: What one job gives: its summary row, its (site, working CRS), its error text.
 _Done = tuple[dict[str, Any], Any, str]
 
@@ -65,9 +80,7 @@ class BatchResult:
         return sum(r["status"] == "error" for r in self.rows)
 
 
-def _review_one(
-    name: str, sub: Path, out: Path, layers_dir: Path | None, overwrite: bool, cache: dict
-) -> tuple[dict[str, Any], Any]:
+def _review_one(job: _Job, cache: dict) -> tuple[dict[str, Any], Any]:
     """Review one submission and write its reports; return its summary row and site."""
     from georeview.load import load_layers
     from georeview.pipeline.jurisdictions import jurisdictions_for
@@ -75,16 +88,23 @@ def _review_one(
     from georeview.pipeline.review import review
     from georeview.report import write_reports
 
-    target = out / name
-    if (target / "report.json").exists() and not overwrite:
+    name, sub = job.name, job.sub
+    target = job.out / name
+    if (target / "report.json").exists() and not job.overwrite:
         raise OutputError("report.json exists; pass --overwrite to replace it", path=target)
-    folder, _ = resolve_layers(sub, layers_dir)
+    folder, _ = resolve_layers(sub, job.layers_dir, also_not_in=(job.batch,))
     key = str(Path(folder).resolve())
     if key not in cache:
         layers = load_layers(folder)
         cache[key] = (layers, jurisdictions_for(layers))
     layers, jur = cache[key]
-    result = review(sub, layers=layers, jurisdictions=jur)
+    result = review(
+        sub,
+        layers=layers,
+        jurisdictions=jur,
+        determinations=job.determinations,
+        determinations_not_in=(job.batch,),
+    )
     write_reports(result, target)
     report = result.to_dict()
     m = report["measures"]
@@ -108,16 +128,12 @@ def _review_one(
     return row, site
 
 
-def _job(args: _Job) -> _Done:
+def _job(job: _Job) -> _Done:
     """Process-pool entry: review one submission, turning our errors into an error row."""
-    name, sub, out, layers_dir, overwrite = args
-    layers = Path(layers_dir) if layers_dir else None
-    return _guarded(name, Path(sub), Path(out), layers, overwrite, {})
+    return _guarded(job, {})
 
 
-def _guarded(
-    name: str, sub: Path, out: Path, layers_dir: Path | None, overwrite: bool, cache: dict
-) -> tuple[dict[str, Any], Any, str]:
+def _guarded(job: _Job, cache: dict) -> tuple[dict[str, Any], Any, str]:
     """Review one submission; any failure becomes its error text, never the batch's end.
 
     Our own errors give their one line. Anything else (a bug, a GEOS or GDAL failure
@@ -130,14 +146,14 @@ def _guarded(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            row, site = _review_one(name, sub, out, layers_dir, overwrite, cache)
+            row, site = _review_one(job, cache)
         return row, site, ""
     except GeoReviewError as exc:
         return {}, None, exc.one_line()
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # per-record isolation, see the docstring
-        log.debug("%s: unexpected failure", name, exc_info=True)
+        log.debug("%s: unexpected failure", job.name, exc_info=True)
         return {}, None, f"could not be reviewed ({type(exc).__name__}: {reason_of(exc)})"
 
 
@@ -149,6 +165,7 @@ def review_many(
     overwrite: bool = False,
     workers: int = 1,
     on_submission: Callable[[int, int], None] | None = None,
+    determinations_dir: Path | str | None = None,
 ) -> BatchResult:
     """Review every submission of a batch folder; write reports, summary.csv/.xlsx, sites.gpkg.
 
@@ -168,6 +185,10 @@ def review_many(
     on_submission : callable, optional
         Called with ``(reviewed, total)`` before the first and after each submission
         (the command line's progress bar).
+    determinations_dir : path, optional
+        The Village's determinations, one ``<submission name>.toml`` per submission
+        that has any, in a folder outside the batch. A ``determinations.toml`` inside
+        a submission or zip is never read (its report warns of it).
 
     Returns
     -------
@@ -180,6 +201,7 @@ def review_many(
     folder, out = Path(folder), Path(out)
     if not folder.is_dir():
         raise DataSourceError("batch folder not found", path=folder)
+    decided = _determinations_dir(determinations_dir, folder)
     # the folder is claimed for the whole batch: a second run on the same --out is
     # refused at once instead of both passing the "exists" check below
     with claim_folder(out):
@@ -189,7 +211,15 @@ def review_many(
         with tempfile.TemporaryDirectory(prefix="georeview-batch-") as scratch:
             found = find_submissions(folder, Path(scratch))
             jobs = [
-                (name, str(sub), str(out), str(layers_dir) if layers_dir else None, overwrite)
+                _Job(
+                    name,
+                    sub,
+                    out,
+                    Path(layers_dir) if layers_dir else None,
+                    overwrite,
+                    _decided_for(decided, name),
+                    folder,
+                )
                 for name, _, sub, err in found
                 if sub is not None
             ]
@@ -209,6 +239,46 @@ def review_many(
         sites_gpkg=gpkg,
         seconds=time.perf_counter() - t0,
     )
+
+
+def _determinations_dir(path: Path | str | None, batch: Path) -> Path | None:
+    """The ``--determinations`` folder of a batch, checked: a folder outside the batch.
+
+    Raises
+    ------
+    DataSourceError
+        Not a folder, or inside the batch folder (the applicants' files).
+    """
+    if path is None:
+        return None
+    import os
+
+    path = Path(path)
+    if not path.is_dir():
+        raise DataSourceError(
+            "for a batch, --determinations names a folder of <submission name>.toml files",
+            path=path,
+            field="--determinations",
+        )
+    if Path(os.path.realpath(path)).is_relative_to(Path(os.path.realpath(batch))):
+        raise DataSourceError(
+            "lies in the batch folder: the Village's determinations are kept outside the"
+            " applicants' files",
+            path=path,
+            field="--determinations",
+        )
+    return path
+
+
+def _decided_for(folder: Path | None, name: str) -> Path | None:
+    """``<name>.toml`` of the determinations folder, when there is one.
+
+    A link is passed on too, to be refused by name when it is read.
+    """
+    if folder is None:
+        return None
+    f = folder / f"{name}.toml"
+    return f if f.exists() or f.is_symlink() else None
 
 
 def _run(
@@ -231,19 +301,12 @@ def _run(
 
         with ProcessPoolExecutor(max_workers=workers) as pool:
             for job, result in zip(jobs, pool.map(_job, jobs), strict=True):
-                done[job[0]] = result
+                done[job.name] = result
                 tick(len(done))
         return done
     cache: dict = {}
-    for job_name, job_sub, job_out, job_layers, job_overwrite in jobs:
-        done[job_name] = _guarded(
-            job_name,
-            Path(job_sub),
-            Path(job_out),
-            Path(job_layers) if job_layers else None,
-            job_overwrite,
-            cache,
-        )
+    for job in jobs:
+        done[job.name] = _guarded(job, cache)
         tick(len(done))
     return done
 

@@ -19,8 +19,12 @@ import shapely
 
 from georeview.errors import ConfigError
 from georeview.facts.build import activity_columns, facts_frame, record_of, site_map_columns
-from georeview.facts.determinations import FILE_NAME as DETERMINATIONS_FILE
-from georeview.facts.determinations import Determinations, load_determinations
+from georeview.facts.determinations import (
+    IGNORED_NOTE,
+    Determinations,
+    load_determinations,
+    planted,
+)
 from georeview.facts.plan import plan_facts
 from georeview.facts.sitemap import sitemap_facts
 from georeview.load import Layers, LoadedSubmission, load_layers, load_submission, to_crs
@@ -62,6 +66,7 @@ def review(
     jurisdictions: Jurisdictions | None = None,
     with_terrain: bool = True,
     determinations: Path | None = None,
+    determinations_not_in: tuple[Path, ...] = (),
 ) -> Review:
     """Review one submission folder against its municipality's ordinance.
 
@@ -76,20 +81,27 @@ def review(
     with_terrain : bool
         Run the DEM-based measures when the layers have a DEM.
     determinations : Path, optional
-        The Village's determinations file (:mod:`georeview.facts.determinations`);
-        default ``determinations.toml`` beside submission.toml when there is one.
+        The Village's determinations file (:mod:`georeview.facts.determinations`),
+        outside the submission. A ``determinations.toml`` in the submission is never
+        read (the report warns of it).
+    determinations_not_in : tuple of Path
+        Other folders the determinations must not come from (a batch's folder).
     """
     submission_dir = Path(submission_dir)
     layers = _layers(submission_dir, layers_dir, layers, with_terrain=with_terrain)
     crs = to_crs(layers.config.working_crs, path=layers.folder / "layers.toml")
     sub = _load_matching(submission_dir, layers, crs)
     ordinance = load_ordinance(layers.config.municipality)
-    decided = _determinations(submission_dir, determinations, sub)
+    decided = load_determinations(
+        determinations, sub.config.municipality, not_in=(submission_dir, *determinations_not_in)
+    )
     if jurisdictions is None:
         jurisdictions = jurisdictions_for(layers)
     site = sub.site_geom
     disturbance = sub.disturbance_geom
     warnings = [*sub.notes, *_disturbance_warnings(sub, site, disturbance)]
+    if planted(submission_dir):
+        warnings.append(IGNORED_NOTE)
     trace_ft = float(ordinance.param("downstream_trace_ft"))
     ctx = _read_context(layers, site, trace_ft * M_PER_FT + CONTEXT_MARGIN_M)
     areas = measure_areas(
@@ -147,15 +159,6 @@ def _layers(
 
         start_warm_up()
     return layers
-
-
-def _determinations(
-    submission_dir: Path, path: Path | None, sub: LoadedSubmission
-) -> Determinations:
-    """The Village's determinations: ``path``, else the file beside submission.toml if any."""
-    if path is None and (submission_dir / DETERMINATIONS_FILE).is_file():
-        path = submission_dir / DETERMINATIONS_FILE
-    return load_determinations(path, sub.config.municipality)
 
 
 def _sitemap(
