@@ -965,3 +965,40 @@ def test_a_layers_folder_above_the_submission_is_never_looked_up(
     mine = _layers(office / "layers" / "deerfield")
     monkeypatch.chdir(office)
     assert lf.find_layers_dir("deerfield", sub, also_not_in=(batch,)).resolve() == mine.resolve()
+
+
+# --------------------------------------------------------------------------- screening names
+
+
+@pytest.mark.parametrize("suffix", [".gpkg", ".geojson", ".fgb"])
+def test_screen_input_fields_never_overwrite_results(
+    tmp_path: Path, layers: Path, suffix: str, capsys: pytest.CaptureFixture
+) -> None:
+    """Before: STATUS, REGULATED, MUNICIPALITY (result names in upper case) overwrote the
+    results in .geojson/.fgb and failed .gpkg after the whole run; ``status`` with
+    ``in_status`` crashed on duplicate columns. Now every clashing input field is renamed,
+    case aside and uniquely, and keeps its values."""
+    import pyogrio
+
+    crs = '"crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::3071"}}'
+    props = {"PARCELID": "a", "STATUS": "S1", "status": "s2", "in_status": "s3",
+             "REGULATED": "R", "MUNICIPALITY": "M", "Name": "n1", "NAME": "n2"}  # fmt: skip
+    feat = {"type": "Feature", "properties": props,
+            "geometry": json.loads(shapely.to_geojson(SITE))}  # fmt: skip
+    src = tmp_path / "parcels.geojson"
+    src.write_text('{"type":"FeatureCollection",' + crs + ',"features":[' + json.dumps(feat) + "]}")
+    out = tmp_path / f"screened{suffix}"
+    code, _, err = run("screen", src, "--layers", layers, "--out", out, "-q", capsys=capsys)
+    assert code == 0, err
+    row = pyogrio.read_dataframe(out).drop(columns="geometry").iloc[0].to_dict()
+    assert len({k.lower() for k in row}) == len(row)  # unique, case aside
+    assert row["status"] == "ok"
+    assert row["municipality"] == "Testville"
+    assert row["regulated"] in (True, 1)
+    assert row["in_STATUS_2"] == "S1"
+    assert row["in_status_3"] == "s2"
+    assert row["in_status"] == "s3"
+    assert row["in_REGULATED"] == "R"
+    assert row["in_MUNICIPALITY"] == "M"
+    assert row["Name"] == "n1"
+    assert row["NAME_2"] == "n2"

@@ -22,6 +22,7 @@ __all__ = [
     "RESULT_LABELS",
     "Coded",
     "coded",
+    "input_renames",
     "judgement_columns",
     "kinds_text",
     "parcel_ids",
@@ -73,6 +74,49 @@ RESULT_COLUMNS = (
     "rules",
     "citations",
 )
+
+
+def input_renames(columns: Sequence[str]) -> dict[str, str]:
+    """New names for the input fields that clash with a result column or each other.
+
+    Compared without regard to case: GeoPackage (SQLite) and most readers of GeoJSON
+    and FlatGeobuf treat ``STATUS`` and ``status`` as one column, so an input
+    ``STATUS`` would overwrite the result or fail the write after the whole run. A
+    field clashing with a result becomes ``in_<name>``, or ``in_<name>_2``, ``_3`` ...
+    when that too is taken (an input with ``status`` and ``in_status``); a field named
+    as an earlier one, case aside (a GeoJSON's ``Name`` and ``NAME``), becomes
+    ``<name>_2``; so every name of the output is unique, case aside. A pure function of the names: every partition gets the same
+    renames, and the run checks them before the first partition is screened.
+
+    Parameters
+    ----------
+    columns : sequence of str
+        The input's field names (the geometry column included or not).
+
+    Returns
+    -------
+    dict
+        ``{old: new}`` for the clashing fields only.
+    """
+    reserved = {c.lower() for c in RESULT_COLUMNS}
+    used = reserved | {str(c).lower() for c in columns}
+    seen: set[str] = set()
+    renames: dict[str, str] = {}
+    for c in map(str, columns):
+        low = c.lower()
+        if low in reserved:
+            base = f"in_{c}"
+        elif low in seen:
+            base = c
+        else:
+            seen.add(low)
+            continue
+        new, k = (base, 2) if base != c else (f"{c}_2", 3)
+        while new.lower() in used:
+            new, k = f"{base}_{k}", k + 1
+        used.add(new.lower())
+        renames[c] = new
+    return renames
 
 
 #: Each result column's header in an .xlsx output (plain words, units) and its meaning;

@@ -33,6 +33,7 @@ from georeview.pipeline.results import (
     RESULT_COLUMNS,
     Coded,
     coded,
+    input_renames,
     judgement_columns,
     kinds_text,
     parcel_ids,
@@ -64,7 +65,7 @@ def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
     -------
     geopandas.GeoDataFrame
         The input rows in their order, with :data:`RESULT_COLUMNS` added (input
-        columns of the same name are renamed ``in_<name>``).
+        columns of the same name, case aside, are renamed ``in_<name>``, made unique).
     """
     n = len(frame)
     geoms, status, error, written = prepare_geometries(
@@ -181,7 +182,9 @@ def with_results(
     *,
     repaired: tuple[Any, Any] | None = None,
 ) -> Any:
-    """The input rows with the result columns appended (clashing inputs renamed ``in_*``).
+    """The input rows with the result columns appended (clashing inputs renamed).
+
+    Renamed by :func:`~georeview.pipeline.results.input_renames`.
 
     ``repaired``: (which rows, their geometries in the input's CRS): a repaired parcel
     is written with the geometry it was screened with, not its invalid input.
@@ -198,9 +201,9 @@ def with_results(
         if repaired is not None and fix:
             geo[repaired[0]] = repaired[1][repaired[0]]
         out = out.set_geometry(gpd.GeoSeries(geo, crs=frame.crs, index=frame.index))
-    clash = [c for c in RESULT_COLUMNS if c in out.columns]
-    if clash:
-        out = out.rename(columns={c: f"in_{c}" for c in clash})
+    renames = input_renames([c for c in out.columns if c != out.geometry.name])
+    if renames:
+        out = out.rename(columns=renames)
     # one concat, not 28 column insertions (each would copy the block manager)
     # (on a fresh range index: the input's may repeat labels, which concat cannot align)
     table = pd.DataFrame({c: result[c] for c in RESULT_COLUMNS})
