@@ -1002,3 +1002,60 @@ def test_screen_input_fields_never_overwrite_results(
     assert row["in_MUNICIPALITY"] == "M"
     assert row["Name"] == "n1"
     assert row["NAME_2"] == "n2"
+
+
+# --------------------------------------------------------------------------- limits
+
+
+def test_a_zipped_shapefile_counts_its_uncompressed_size(
+    tmp_path: Path, layers: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a zipped shapefile was counted by its compressed size, so a few kB of zip
+    carrying megabytes of geometry passed the upload limit. A 20,000-vertex circle (about
+    320 kB of .shp, compressing to a fraction of that) against a 200 kB limit."""
+    t = np.linspace(0, 2 * np.pi, 20_000, endpoint=False)
+    circle = shapely.Polygon(np.c_[X0 + 550 + 50 * np.cos(t), Y0 + 550 + 50 * np.sin(t)])
+    shp = tmp_path / "shp"
+    shp.mkdir()
+    gpd.GeoDataFrame({"n": [0]}, geometry=[circle], crs=3071).to_file(shp / "site.shp")
+    sub = write_submission(tmp_path / "sub", SITE, toml=TOML)
+    zpath = sub / "site.zip"
+    with zipfile.ZipFile(zpath, "w", zipfile.ZIP_DEFLATED) as z:
+        for f in sorted(shp.iterdir()):
+            z.write(f, f.name)
+    text = (sub / "submission.toml").read_text()
+    (sub / "submission.toml").write_text(text.replace('"site.geojson"', '"site.zip"'))
+    unpacked = sum(f.stat().st_size for f in shp.iterdir())
+    assert zpath.stat().st_size < 200_000 < unpacked
+    monkeypatch.setenv("GEOREVIEW_MAX_UPLOAD_BYTES", "200000")
+    code, _, err = run("review", sub, "--out", tmp_path / "out", "--layers", layers,
+                       "--no-map", "--no-terrain", capsys=capsys)  # fmt: skip
+    assert code == 2
+    line = _one_clean_line(err)
+    assert f"{unpacked:,} bytes exceed the upload limit of 200,000 bytes" in line
+    monkeypatch.setenv("GEOREVIEW_MAX_UPLOAD_BYTES", str(unpacked))
+    code, _, err = run("review", sub, "--out", tmp_path / "out", "--layers", layers,
+                       "--no-map", "--no-terrain", capsys=capsys)  # fmt: skip
+    assert code == 0, err
+
+
+def test_a_site_of_too_many_vertices_is_refused_at_once(
+    tmp_path: Path, layers: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: one polygon of 1,000,000 vertices (16 MB, inside every limit) took 9 minutes
+    and 18 GB; 300,000 took 43 s here. Now more than GEOREVIEW_MAX_SUBMISSION_VERTICES
+    (100,000) is one line, exit 2; raised, the same site is reviewed."""
+    t = np.linspace(0, 2 * np.pi, 100_001, endpoint=False)
+    circle = shapely.Polygon(np.c_[X0 + 550 + 50 * np.cos(t), Y0 + 550 + 50 * np.sin(t)])
+    n = int(shapely.get_num_coordinates(circle))  # the ring's closing vertex too
+    sub = write_submission(tmp_path / "sub", circle, toml=TOML)
+    code, _, err = run("review", sub, "--out", tmp_path / "out", "--layers", layers,
+                       "--no-map", "--no-terrain", capsys=capsys)  # fmt: skip
+    assert code == 2
+    assert _one_clean_line(err).endswith(
+        f"site: {n:,} vertices exceed the limit of 100,000 (GEOREVIEW_MAX_SUBMISSION_VERTICES)"
+    )
+    monkeypatch.setenv("GEOREVIEW_MAX_SUBMISSION_VERTICES", str(n))
+    code, _, err = run("review", sub, "--out", tmp_path / "out", "--layers", layers,
+                       "--no-map", "--no-terrain", capsys=capsys)  # fmt: skip
+    assert code == 0, err

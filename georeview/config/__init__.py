@@ -469,8 +469,12 @@ class Limits:
     max_layer_features: int = 2_000_000
     #: Features of one submission geometry file (``GEOREVIEW_MAX_SUBMISSION_FEATURES``).
     max_submission_features: int = 10_000
-    #: Bytes of one submission geometry file, with a shapefile's .shx/.dbf
-    #: (``GEOREVIEW_MAX_UPLOAD_BYTES``; 100 MB).
+    #: Vertices of one site or disturbance file (``GEOREVIEW_MAX_SUBMISSION_VERTICES``).
+    #: A surveyed boundary has hundreds or thousands; overlays grow faster than the
+    #: vertex count (300,000 took 43 s, 1,000,000 minutes and 18 GB), so more is refused.
+    max_submission_vertices: int = 100_000
+    #: Bytes of one submission geometry file, with a shapefile's .shx/.dbf, a zipped
+    #: shapefile or KMZ counted uncompressed (``GEOREVIEW_MAX_UPLOAD_BYTES``; 100 MB).
     max_upload_bytes: int = 100 * 1024 * 1024
     #: Bytes of a TOML file (``GEOREVIEW_MAX_TOML_BYTES``; 1 MB).
     max_toml_bytes: int = 1024 * 1024

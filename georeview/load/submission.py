@@ -170,11 +170,29 @@ def submission_file(folder: Path, name: str, field: str) -> Path:
     return path
 
 
+def _unpacked_size(path: Path, field: str) -> int:
+    """Bytes of ``path`` as GDAL will read them.
+
+    A zip (a zipped shapefile, a KMZ) counts the uncompressed sizes of its entries,
+    which the compressed size hides (8.7 kB of zip carried 4 MB of geometry).
+    """
+    if path.suffix.lower() not in (".zip", ".kmz"):
+        return path.stat().st_size
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return sum(m.file_size for m in zf.infolist())
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataSourceError(f"not a readable zip file ({exc})", path=path, field=field) from None
+
+
 def _check_upload_size(path: Path, max_bytes: int, field: str, folder: Path | None = None) -> None:
     """Refuse a submission file (with its shapefile sidecars) larger than ``max_bytes``.
 
-    With ``folder``, every part must also be a regular file inside it (a sidecar that
-    is a link out of the submission or a FIFO is refused before GDAL opens it).
+    A zip is counted uncompressed (:func:`_unpacked_size`). With ``folder``, every part
+    must also be a regular file inside it (a sidecar that is a link out of the
+    submission or a FIFO is refused before GDAL opens it).
     """
     if path.suffix.lower() == ".shp":
         parts = [
@@ -189,7 +207,7 @@ def _check_upload_size(path: Path, max_bytes: int, field: str, folder: Path | No
     if folder is not None:
         for p in parts:
             check_regular(p, folder, field=field)
-    size = sum(p.stat().st_size for p in parts if p.is_file())
+    size = sum(_unpacked_size(p, field) for p in parts if p.is_file())
     if size > max_bytes:
         raise LimitError(
             f"{size:,} bytes exceed the upload limit of {max_bytes:,} bytes"
@@ -379,7 +397,8 @@ def read_polygons(
         A KML with polygons in several folders.
     LimitError
         A file larger than ``limits().max_upload_bytes``, more features than
-        ``max_features``, or a site larger than ``limits().max_site_sqmi``.
+        ``max_features``, more vertices than ``limits().max_submission_vertices``, or a
+        site larger than ``limits().max_site_sqmi``.
     """
     path = Path(path)
     lim = limits()
@@ -392,6 +411,14 @@ def read_polygons(
         gdf = _open_submission_file(path, folder=folder, label=field, max_features=max_features)
     if len(gdf) == 0:
         raise GeometryError("contains no features", path=path, field=field)
+    check_limit(
+        int(shapely.get_num_coordinates(gdf.geometry.values).sum()),
+        lim.max_submission_vertices,
+        "vertices",
+        "GEOREVIEW_MAX_SUBMISSION_VERTICES",
+        path=path,
+        field=field,
+    )
     _check_polygons(gdf.geometry.values, path, field)
     gdf, repairs = _repair_polygons(gdf, path, field)
     out = reproject(gdf, working_crs, path=path, field=field)

@@ -85,8 +85,8 @@ def input_renames(columns: Sequence[str]) -> dict[str, str]:
     field clashing with a result becomes ``in_<name>``, or ``in_<name>_2``, ``_3`` ...
     when that too is taken (an input with ``status`` and ``in_status``); a field named
     as an earlier one, case aside (a GeoJSON's ``Name`` and ``NAME``), becomes
-    ``<name>_2``; so every name of the output is unique, case aside. A pure function of the names: every partition gets the same
-    renames, and the run checks them before the first partition is screened.
+    ``<name>_2``; so every name of the output is unique, case aside. A pure function
+    of the names: every partition gets the same renames.
 
     Parameters
     ----------

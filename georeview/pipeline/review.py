@@ -286,7 +286,10 @@ def _disturbance_warnings(
 
 def _read_context(layers: Layers, site: shapely.Geometry, margin: float) -> _Context:
     """Read the reference layers within ``margin`` (working CRS units) of the site."""
-    bbox = tuple(shapely.bounds(shapely.buffer(site, margin)))
+    # the bounds of the site grown by the margin: what a buffer's bounds would be, without
+    # buffering every vertex of a detailed boundary
+    x0, y0, x1, y1 = (float(v) for v in shapely.bounds(site))
+    bbox = (x0 - margin, y0 - margin, x1 + margin, y1 + margin)
     fp_raw = layers.read("floodplain", bbox=bbox)
     fp_spec = layers.config.floodplain
     fp_sfha = fp_ways = None
