@@ -1059,3 +1059,36 @@ def test_a_site_of_too_many_vertices_is_refused_at_once(
     code, _, err = run("review", sub, "--out", tmp_path / "out", "--layers", layers,
                        "--no-map", "--no-terrain", capsys=capsys)  # fmt: skip
     assert code == 0, err
+
+
+# --------------------------------------------------------------------------- units
+
+
+def test_a_working_crs_in_feet_reads_as_far_as_one_in_metres(tmp_path: Path) -> None:
+    """Before: the context margin (a 1,320 ft trace + 250 m = 652.3 m) was used as CRS
+    units, so under WI State Plane South in US survey feet (EPSG:2289) the review read
+    reference layers within 652 *feet* and missed a creek 1,000 ft (304.8 m) east of the
+    site. Now margins are converted with the CRS's unit: the creek is read in both CRSs."""
+    from georeview.pipeline.review import review
+
+    layers = _layers(tmp_path / "layers")
+    east = X0 + 600 + 1000 * 0.3048  # 1,000 ft east of the site's east edge
+    gpd.GeoDataFrame(
+        {"GNIS_NAME": ["Far Creek"]},
+        geometry=[shapely.LineString([(east, Y0 + 400), (east, Y0 + 700)])],
+        crs=3071,
+    ).to_file(layers / "hydro.gpkg")
+    base = (layers / "layers.toml").read_text()
+    sub = write_submission(tmp_path / "sub", SITE, toml=TOML)
+    for crs in ("EPSG:3071", "EPSG:2289"):
+        (layers / "layers.toml").write_text(
+            f'working_crs = "{crs}"\n{base}'
+            '[hydrography]\npath = "hydro.gpkg"\nname_field = "GNIS_NAME"\n'
+        )
+        rev = review(sub, layers, with_terrain=False)
+        hydro = rev.map_layers.get("hydrography")
+        assert hydro is not None, crs
+        assert list(hydro["GNIS_NAME"]) == ["Far Creek"], crs
+        # and the site is the same ground in both, 100 m x 100 m, within the two
+        # projections' scale factors there (their grid areas differ by 0.07 %)
+        assert rev.areas.site_area_sqft == pytest.approx(SITE_SQFT, rel=2e-3), crs

@@ -81,7 +81,12 @@ def etj_miles(
 
 @dataclass(frozen=True)
 class Municipality:
-    """One municipality: its name, kind (C/V/T), reach and limits (working CRS)."""
+    """One municipality: its name, kind (C/V/T), reach and limits (working CRS).
+
+    ``reach_m`` is the extraterritorial reach in working-CRS units: metres in the
+    metre CRSs the layers use; a CRS in feet holds it in feet (the cache's key keeps
+    its first name).
+    """
 
     name: str
     kind: str
@@ -334,7 +339,7 @@ def build(
     towns = [m.geometry for m in others if m.kind == "T"]
     unincorporated = polygon_parts(shapely.union_all(towns)) if towns else shapely.Polygon()
     etj = polygon_parts(shapely.intersection(zone, unincorporated))
-    etj, ceded = _cede(village, etj, others, spacing_m)
+    etj, ceded = _cede(village, etj, others, spacing_m / unit_m)
     return Jurisdictions(village, etj, ceded, tuple(others))
 
 

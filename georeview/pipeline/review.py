@@ -90,6 +90,9 @@ def review(
     submission_dir = Path(submission_dir)
     layers = _layers(submission_dir, layers_dir, layers, with_terrain=with_terrain)
     crs = to_crs(layers.config.working_crs, path=layers.folder / "layers.toml")
+    # metres per unit of the working CRS: every margin below is given in metres or feet
+    # and converted, so a State Plane CRS in US survey feet reads as far as one in metres
+    unit_m = float(crs.axis_info[0].unit_conversion_factor)
     sub = _load_matching(submission_dir, layers, crs)
     ordinance = load_ordinance(layers.config.municipality)
     decided = load_determinations(
@@ -99,11 +102,11 @@ def review(
         jurisdictions = jurisdictions_for(layers)
     site = sub.site_geom
     disturbance = sub.disturbance_geom
-    warnings = [*sub.notes, *_disturbance_warnings(sub, site, disturbance)]
+    warnings = [*sub.notes, *_disturbance_warnings(sub, site, disturbance, unit_m)]
     if planted(submission_dir):
         warnings.append(IGNORED_NOTE)
     trace_ft = float(ordinance.param("downstream_trace_ft"))
-    ctx = _read_context(layers, site, trace_ft * M_PER_FT + CONTEXT_MARGIN_M)
+    ctx = _read_context(layers, site, (trace_ft * M_PER_FT + CONTEXT_MARGIN_M) / unit_m)
     areas = measure_areas(
         site,
         disturbance,
@@ -112,7 +115,7 @@ def review(
         floodplain_sfha=ctx.sfha,
         floodways=ctx.floodways,
     )
-    where = locate(site, jurisdictions, unit_m=float(crs.axis_info[0].unit_conversion_factor))
+    where = locate(site, jurisdictions, unit_m=unit_m)
     if where.reason:
         warnings.append(f"Jurisdiction undetermined: {where.reason}.")
     terrain, map_extra, terr_warn = _terrain(
@@ -270,11 +273,19 @@ def _load_matching(submission_dir: Path, layers: Layers, crs: Any) -> LoadedSubm
 
 
 def _disturbance_warnings(
-    sub: LoadedSubmission, site: shapely.Geometry, disturbance: shapely.Geometry
+    sub: LoadedSubmission,
+    site: shapely.Geometry,
+    disturbance: shapely.Geometry,
+    unit_m: float,
 ) -> list[str]:
-    """What the report says of a disturbance outside the site, or of none declared."""
+    """What the report says of a disturbance outside the site, or of none declared.
+
+    ``unit_m`` is metres per working-CRS unit: a disturbance within 0.5 m of the
+    boundary (digitising noise) is not reported as outside it.
+    """
     warnings: list[str] = []
-    if sub.disturbance_declared and not shapely.covers(shapely.buffer(site, 0.5), disturbance):
+    inside = shapely.buffer(site, 0.5 / unit_m)
+    if sub.disturbance_declared and not shapely.covers(inside, disturbance):
         warnings.append(
             "The disturbance extends outside the site boundary; only the part inside the "
             "site is counted."
