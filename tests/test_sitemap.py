@@ -234,6 +234,50 @@ def test_submitted_contours_are_measured(tmp_path):
     assert found.measured == pytest.approx(10.0)
 
 
+def _contour_finding(tmp_path, levels):
+    sub_dir = write_submission(
+        tmp_path / "sub",
+        SITE,
+        toml='municipality = "somers"\n[site_map]\ncontour_interval_ft = 2\n'
+        'contours = "contours.geojson"\n',
+    )
+    _contours(levels).to_file(sub_dir / "contours.geojson")
+    f = sitemap_facts(load_submission(sub_dir, W3071), layers_near={}, working_crs=W3071)
+    found = by_id(judge(load_ordinance("somers"), {**base_facts(), **f}))
+    return f, found["somers.17.10.B.4.contour"]
+
+
+def test_one_line_off_a_10_ft_set_does_not_make_it_1_ft(tmp_path):
+    # Issue 23: levels 800, 810, ..., 850 plus one line at 801. Every difference is a
+    # whole number of feet, so the old "smallest spacing half the differences are
+    # multiples of" measured 1 ft and the 5-ft rule passed. The dominant spacing is
+    # 10 ft (6 of 7 levels on it, all six 10-ft levels present; 1 ft: 7 of 51 levels).
+    f, found = _contour_finding(tmp_path, [800, 801, 810, 820, 830, 840, 850])
+    assert f["site_map.contour_interval_ft"] == pytest.approx(10.0, abs=1e-9)
+    assert f["site_map.contour_interval_regular"] is False
+    assert f["site_map.contour_levels_off_interval"] == 1
+    assert found.status == "fail"
+    assert "off the interval most of its lines follow" in found.message
+
+
+def test_a_contour_layer_with_no_regular_interval_is_needs_info(tmp_path):
+    # 800, 802.7, 803.1, 808.9, 813: no spacing puts 3/4 of the levels on one lattice
+    # with half its levels filled. The declared 2 ft does not stand in for the layer.
+    f, found = _contour_finding(tmp_path, [800, 802.7, 803.1, 808.9, 813])
+    assert f["site_map.contour_interval_ft"] is None
+    assert f["site_map.contour_levels_off_interval"] == 5
+    assert found.status == "needs_info"
+    assert "no regular interval" in found.message
+
+
+def test_a_regular_contour_layer_carries_no_caveat(tmp_path):
+    f, found = _contour_finding(tmp_path, [800, 802, 804, 806, 810])  # 808 missing: a gap
+    assert f["site_map.contour_interval_ft"] == pytest.approx(2.0, abs=1e-9)
+    assert f["site_map.contour_interval_regular"] is True
+    assert found.status == "pass"
+    assert "Caveat" not in found.message
+
+
 def test_contour_layer_without_elevation_field(tmp_path):
     sub_dir = write_submission(
         tmp_path / "sub",

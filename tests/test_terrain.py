@@ -16,7 +16,7 @@ from rasterio.features import geometry_mask
 from shapely.geometry import box
 
 from georeview.errors import CoverageError, CRSError, DataSourceError, InputError
-from georeview.measure.contours import contours_ft, measure_contour_interval_ft
+from georeview.measure.contours import contour_interval, contours_ft, measure_contour_interval_ft
 from georeview.measure.dem import read_dem_window
 from georeview.measure.steep import steep_slopes
 from georeview.terrain import slope_pct
@@ -487,6 +487,22 @@ def test_contour_interval_regular_with_index_contours_and_gaps():
 def test_contour_interval_outvotes_a_stray_level():
     levels = [*np.arange(100, 140, 5.0), 101.3]
     assert measure_contour_interval_ft(_layer(levels), "ELEV") == pytest.approx(5.0)
+
+
+def test_contour_interval_is_the_dominant_spacing_not_the_finest():
+    # one line 1 ft off a 10-ft set: 1 ft puts every level on its lattice but only 12 of
+    # its 101 levels have a line; 10 ft puts 11 of 12 on it with no gap
+    got = contour_interval(_layer([*np.arange(700, 801, 10.0), 701.0]), "ELEV")
+    assert got.interval_ft == pytest.approx(10.0, abs=1e-9)
+    assert got.off_interval == (701.0,)
+    assert got.regular is False
+    assert got.levels == 12
+    assert got.missing == 0
+
+
+def test_contour_interval_counts_gaps_without_calling_them_irregular():
+    got = contour_interval(_layer([100.0, 102.0, 106.0, 108.0]), "ELEV")  # 104 missing
+    assert (got.interval_ft, got.missing, got.regular) == (2.0, 1, True)
 
 
 def test_contour_interval_converts_units():

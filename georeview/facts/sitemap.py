@@ -401,7 +401,9 @@ def _contour_facts(submission: LoadedSubmission, working_crs: CRS) -> dict[str, 
     """The contour interval: measured from ``[site_map] contours`` when given, else declared.
 
     ``site_map.contour_interval_source`` is ``"measured"`` exactly when the layer was read
-    (the map then shows the topography).
+    (the map then shows the topography). The measured interval is the layer's dominant
+    spacing; levels off it are counted, and a layer no one spacing explains has no
+    interval (the declared one does not stand in for a layer that contradicts it).
     """
     sm = submission.config.site_map
     folder = submission.folder
@@ -409,21 +411,31 @@ def _contour_facts(submission: LoadedSubmission, working_crs: CRS) -> dict[str, 
         source = "declared" if sm.contour_interval_ft is not None else None
         return {
             "site_map.contour_interval_measured_ft": None,
+            "site_map.contour_interval_regular": None,
+            "site_map.contour_levels_off_interval": None,
             "site_map.contour_interval_source": source,
         }
-    from georeview.measure.contours import measure_contour_interval_ft
+    from georeview.measure.contours import contour_interval
 
     path = submission_file(folder, sm.contours, "site_map.contours")
     gdf = read_submission_layer(path, working_crs, folder=folder, label="site_map.contours")
     fld = contour_field(gdf, sm.contour_field, path)
     try:
-        measured = measure_contour_interval_ft(gdf, fld)
+        got = contour_interval(gdf, fld)
     except InputError as exc:
         raise ConfigError(f"{exc.message} ({fld})", path=path, field="site_map.contours") from None
-    log.info("contour layer %s: measured interval %.3f ft", path.name, measured)
+    log.info(
+        "contour layer %s: measured interval %s ft, %d of %d levels off it",
+        path.name,
+        "none" if got.interval_ft is None else f"{got.interval_ft:.3f}",
+        len(got.off_interval),
+        got.levels,
+    )
     return {
-        "site_map.contour_interval_ft": measured,
-        "site_map.contour_interval_measured_ft": measured,
+        "site_map.contour_interval_ft": got.interval_ft,
+        "site_map.contour_interval_measured_ft": got.interval_ft,
+        "site_map.contour_interval_regular": got.regular,
+        "site_map.contour_levels_off_interval": len(got.off_interval),
         "site_map.contour_interval_source": "measured",
     }
 

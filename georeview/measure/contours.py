@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["contours_ft", "measure_contour_interval_ft"]
+__all__ = ["ContourInterval", "contour_interval", "contours_ft", "measure_contour_interval_ft"]
 
 #: Rows per strip when contouring (bounds the float64 copies contourpy makes of z, x, y).
 CONTOUR_STRIP_ROWS = 128
@@ -240,15 +240,58 @@ def contours_ft(
     return gdf.to_crs(working_crs)
 
 
-def measure_contour_interval_ft(gdf: gpd.GeoDataFrame, field: str, units: str = "ft") -> float:
-    """Measure the contour interval of a submitted contour layer from its elevations.
+#: Share of a contour layer's distinct levels that must lie on one interval's lattice
+#: for that interval to be the layer's (the rest are strays: a spot elevation, a line
+#: typed one foot off).
+ON_INTERVAL_SHARE = 0.75
+#: Share of the lattice's levels, lowest to highest line, that must have a line: a
+#: finer spacing that most lines also sit on (1 ft under a 10-ft set) is not the
+#: interval when nine in ten of its levels have no line.
+LATTICE_FILL_SHARE = 0.5
 
-    The distinct levels (rounded to 0.001 ft) are sorted and differenced. The interval is
-    the smallest difference ``d`` such that at least half of all the differences are whole
-    multiples of ``d`` (within 0.001 ft): gaps (a missing line) and index contours (every
-    fifth line, often in the same layer) do not change it, and a few stray levels (a
-    spot elevation typed into the same field) are outvoted instead of producing a tiny
-    false interval.
+
+@dataclass(frozen=True)
+class ContourInterval:
+    """The interval of a submitted contour layer and how regular its levels are.
+
+    Attributes
+    ----------
+    interval_ft : float or None
+        The spacing most levels follow, international feet; ``None`` when no one
+        spacing explains at least :data:`ON_INTERVAL_SHARE` of them.
+    levels : int
+        Distinct levels in the layer.
+    off_interval : tuple of float
+        Levels not on the interval's lattice, in the layer's own units (all of them
+        when ``interval_ft`` is ``None``).
+    missing : int
+        Lattice levels between the lowest and highest on-interval line with no line
+        (gaps; not irregular in themselves).
+    """
+
+    interval_ft: float | None
+    levels: int
+    off_interval: tuple[float, ...]
+    missing: int
+
+    @property
+    def regular(self) -> bool:
+        """Every level is on the measured interval."""
+        return self.interval_ft is not None and not self.off_interval
+
+
+def contour_interval(gdf: gpd.GeoDataFrame, field: str, units: str = "ft") -> ContourInterval:
+    """Measure the contour interval of a submitted contour layer: its dominant spacing.
+
+    The distinct levels (rounded to 0.001 of the layer's unit) are tried against each
+    spacing ``d`` their neighbours differ by, smallest first. A level is on ``d``'s
+    lattice when it is a whole number of ``d`` from the most common offset (within
+    0.0015 units). ``d`` is the interval when at least :data:`ON_INTERVAL_SHARE` of the
+    levels are on its lattice and at least :data:`LATTICE_FILL_SHARE` of the lattice's
+    levels, lowest to highest, have a line. So index contours (the same levels again)
+    and a missing line do not change it; a stray level is outvoted and listed; and one
+    line 1 ft off a 10-ft set does not make the interval 1 ft (nine in ten of the 1-ft
+    levels have no line).
 
     Parameters
     ----------
@@ -261,8 +304,7 @@ def measure_contour_interval_ft(gdf: gpd.GeoDataFrame, field: str, units: str = 
 
     Returns
     -------
-    float
-        Contour interval in international feet.
+    ContourInterval
 
     Raises
     ------
@@ -275,19 +317,50 @@ def measure_contour_interval_ft(gdf: gpd.GeoDataFrame, field: str, units: str = 
         vals = np.asarray(gdf[field], dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise InputError(f"contour elevations are not numeric: {exc}", field=field) from exc
-    vals = vals[np.isfinite(vals)] * (metres_per_unit(units) / M_PER_FT)
-    levels = np.unique(np.round(vals, 3))
+    levels = np.unique(np.round(vals[np.isfinite(vals)], 3))
     if levels.size < 2:
         raise InputError(
             f"the contour layer has {levels.size} distinct level(s); an interval needs two",
             field=field,
         )
-    diffs = np.diff(levels)
-    tol = 1.5e-3
-    for d in np.unique(np.round(diffs, 3)):
-        ratio = diffs / d
-        multiples = np.abs(ratio - np.round(ratio)) * d <= tol
-        if np.count_nonzero(multiples) * 2 >= diffs.size:
-            return float(d)
-    logger.warning("contour levels of %r are irregular; using the median spacing", field)
-    return float(np.median(diffs))
+    to_ft = metres_per_unit(units) / M_PER_FT
+    # a few dozen candidate spacings at most (the distinct neighbour differences)
+    for d in np.unique(np.round(np.diff(levels), 3)):
+        on, missing = _on_lattice(levels, float(d))
+        if np.count_nonzero(on) >= ON_INTERVAL_SHARE * levels.size and (
+            np.count_nonzero(on) >= LATTICE_FILL_SHARE * (np.count_nonzero(on) + missing)
+        ):
+            return ContourInterval(
+                float(d) * to_ft, int(levels.size), tuple(map(float, levels[~on])), missing
+            )
+    return ContourInterval(None, int(levels.size), tuple(map(float, levels)), 0)
+
+
+def _on_lattice(levels: np.ndarray, d: float, tol: float = 1.5e-3) -> tuple[np.ndarray, int]:
+    """Which ``levels`` lie on the lattice of spacing ``d`` that most of them share.
+
+    Also returns how many of that lattice's levels, between the lowest and highest
+    level on it, have no line.
+    """
+    offset = np.round(levels - d * np.round(levels / d), 3)
+    values, counts = np.unique(offset, return_counts=True)
+    on = np.abs(offset - values[np.argmax(counts)]) <= tol
+    steps = np.round(levels[on] / d)
+    span = int(steps.max() - steps.min()) + 1
+    return on, span - int(np.unique(steps).size)
+
+
+def measure_contour_interval_ft(gdf: gpd.GeoDataFrame, field: str, units: str = "ft") -> float:
+    """The interval of a submitted contour layer, international feet (:func:`contour_interval`).
+
+    Raises
+    ------
+    georeview.errors.InputError
+        As :func:`contour_interval`, and when no one spacing explains most levels.
+    """
+    got = contour_interval(gdf, field, units)
+    if got.interval_ft is None:
+        raise InputError(
+            f"no one spacing explains most of the {got.levels} contour levels", field=field
+        )
+    return got.interval_ft
