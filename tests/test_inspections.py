@@ -59,6 +59,11 @@ RAIN = """date,rain_in
 # Weeks: May 26-Jun 1 holds only Jun 1 of the period, no inspection -> missed, partial (1 day);
 # Jun 2-8 (2, 5), Jun 9-15 (10), Jun 23-29 (24), Jun 30-Jul 6 (30) inspected;
 # Jun 16-22 none -> missed, full week.
+# Days missing from the rain file (23 of the 31; never taken as dry), and of each gap the days
+# with no inspection on that day or the next (had it rained, an inspection was missed):
+# Jun 2-3 (2 days; Jun 3 uninspected), Jun 5-9 (5; 6, 7, 8), Jun 11 (1; 11),
+# Jun 13-16 (4; all), Jun 18-20 (3; all), Jun 22-26 (5; 22, 25, 26), Jun 28-30 (3; 28):
+# 16 days uninspected.
 
 
 @pytest.fixture
@@ -90,6 +95,64 @@ def test_somers_findings(files):
     assert [(e.row, e.missing) for e in result.incomplete_entries] == [(5, ("inspector",))]
     assert result.status == "fail"
     assert result.rules[0]["citation"] == "Somers 17.09(E)(7)"
+    assert [(g.first, g.last, g.days, g.uninspected) for g in result.rain_gaps] == [
+        (D(2025, 6, 2), D(2025, 6, 3), 2, 1),
+        (D(2025, 6, 5), D(2025, 6, 9), 5, 3),
+        (D(2025, 6, 11), D(2025, 6, 11), 1, 1),
+        (D(2025, 6, 13), D(2025, 6, 16), 4, 4),
+        (D(2025, 6, 18), D(2025, 6, 20), 3, 3),
+        (D(2025, 6, 22), D(2025, 6, 26), 5, 3),
+        (D(2025, 6, 28), D(2025, 6, 30), 3, 1),
+    ]
+    assert (result.days_without_rain_data, result.unknown_rain_days_uninspected) == (23, 16)
+
+
+def _weekly_log(tmp_path, rain_days):
+    """Inspections every Monday and Thursday of Jun 2-29, 2025; rain on ``rain_days``."""
+    log = tmp_path / "log.csv"
+    rain = tmp_path / "rain.csv"
+    days = [D(2025, 6, d) for d in (2, 5, 9, 12, 16, 19, 23, 26)]
+    log.write_text(
+        "date,inspector,phase\n" + "".join(f"{d},A,grading\n" for d in days), encoding="utf-8"
+    )
+    rain.write_text(
+        "date,rain_in\n" + "".join(f"{d},{r}\n" for d, r in rain_days), encoding="utf-8"
+    )
+    return log, rain
+
+
+def test_days_missing_from_the_rain_file_are_not_dry(tmp_path):
+    # Issue 23: the rain file gives only Jun 2 and Jun 29 (26 of 28 days missing). Before,
+    # the missing days counted as dry and the log passed. Of them, the days with no
+    # inspection on that day or the next: a half-inch rain on any of them would have been
+    # missed, so the log cannot pass.
+    log, rain = _weekly_log(tmp_path, [(D(2025, 6, 2), 0.0), (D(2025, 6, 29), 0.0)])
+    result = run(log, rain, "somers", start=D(2025, 6, 2), end=D(2025, 6, 29))
+    assert result.missed_rain == result.missed_weeks == result.incomplete_entries == ()
+    assert result.days_without_rain_data == 26
+    # no inspection that day or the next: Jun 3, 6, 7, 10, 13, 14, 17, 20, 21, 24, 27, 28
+    # (12 days); Sundays Jun 8, 15, 22 are followed by a Monday visit
+    assert result.unknown_rain_days_uninspected == 12
+    assert result.status == "needs_info"
+    data = result.to_dict()
+    assert data["status"] == "needs_info"
+    assert data["rain_gaps"][0] == {"first": "2025-06-03", "last": "2025-06-28", "days": 26,
+                                    "uninspected": 12}  # fmt: skip
+    # every day given, all dry: the same log passes
+    full = [(D(2025, 6, 2) + dt.timedelta(days=k), 0.0) for k in range(28)]
+    log, rain = _weekly_log(tmp_path, full)
+    assert run(log, rain, "somers").status == "pass"
+
+
+def test_a_gap_day_inspected_in_time_needs_no_rain_figure(tmp_path):
+    # Jun 2-8 with Jun 4 and 5 missing: Jun 5 is inspected, and Jun 4's window (4, 5) holds
+    # that inspection, so a rain either day was inspected in time
+    rain_days = [(D(2025, 6, d), 0.0) for d in (2, 3, 6, 7, 8)]
+    log, rain = _weekly_log(tmp_path, rain_days)
+    result = run(log, rain, "somers", start=D(2025, 6, 2), end=D(2025, 6, 8))
+    assert result.days_without_rain_data == 2
+    assert result.unknown_rain_days_uninspected == 0
+    assert result.status == "pass"
 
 
 def test_deerfield_does_not_require_inspector_name(files):
@@ -126,7 +189,11 @@ def test_all_pass(tmp_path):
     log.write_text(
         "date,inspector,phase\n2025-06-02,A,grading\n2025-06-10,A,grading\n", encoding="utf-8"
     )
-    rain.write_text("date,rain_in\n2025-06-09,0.7\n2025-06-15,0.1\n", encoding="utf-8")
+    rain.write_text(
+        "date,rain_in\n"
+        + "".join(f"2025-06-{d:02d},{0.7 if d == 9 else 0.1}\n" for d in range(2, 16)),
+        encoding="utf-8",
+    )
     result = run(log, rain, "somers")
     # Period Mon Jun 2 - Sun Jun 15: weeks Jun 2-8 and 9-15 both inspected; Jun 9 rain
     # inspected Jun 10.
@@ -148,7 +215,7 @@ def test_reports(files, tmp_path):
     rows = list(csv.DictReader(io.StringIO(render_csv(result))))
     assert [r["finding"] for r in rows] == ["rain_without_inspection"] * 3 + [
         "week_without_inspection"
-    ] * 2 + ["incomplete_log_entry"]
+    ] * 2 + ["rain_data_missing"] * 7 + ["incomplete_log_entry"]
     assert rows[3]["date_start"] == "2025-05-26"
     assert rows[0]["citation"] == "Somers 17.09(E)(7)"
 
@@ -158,6 +225,7 @@ def test_reports(files, tmp_path):
     assert "2025-06-21" in html
     assert "17.09(E)(7)" in html
     assert "partial week" in html
+    assert "Days missing from the rain file" in html
 
 
 def test_html_is_escaped(tmp_path):

@@ -70,6 +70,8 @@ def main(args: argparse.Namespace) -> int:
         f"{len(result.missed_rain)} of {result.n_rain_events} rains >= "
         f"{result.rain_threshold_in} in without an inspection in time, "
         f"{len(result.missed_weeks)} weeks without an inspection, "
-        f"{len(result.incomplete_entries)} incomplete log entries\n"
+        f"{len(result.incomplete_entries)} incomplete log entries, "
+        f"{result.days_without_rain_data} days without rain data "
+        f"({result.unknown_rain_days_uninspected} with no inspection in time)\n"
     )
     return 0

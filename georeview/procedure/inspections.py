@@ -35,6 +35,7 @@ __all__ = [
     "InspectionResult",
     "MissedRain",
     "MissedWeek",
+    "RainGap",
     "check",
     "read_log",
     "read_rain",
@@ -103,6 +104,30 @@ class MissedWeek:
 
 
 @dataclass(frozen=True)
+class RainGap:
+    """Consecutive days of the period the rain file does not give.
+
+    ``uninspected`` counts the days of the gap with no inspection on them or in the
+    days after that a rain on them would allow: whether those needed an inspection is
+    unknown. A gap day with an inspection in its window needs no rain figure.
+    """
+
+    first: dt.date
+    last: dt.date
+    days: int
+    uninspected: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict."""
+        return {
+            "first": self.first.isoformat(),
+            "last": self.last.isoformat(),
+            "days": self.days,
+            "uninspected": self.uninspected,
+        }
+
+
+@dataclass(frozen=True)
 class IncompleteEntry:
     """A log row that leaves a required field blank."""
 
@@ -137,6 +162,8 @@ class InspectionResult:
         Rain days at or above the threshold inside the period.
     missed_rain, missed_weeks, incomplete_entries : tuple
         The findings.
+    rain_gaps : tuple of RainGap
+        Days of the period missing from the rain file (never taken as dry).
     rules : tuple of dict
         Each rule checked: ``{"rule", "citation", "quote"}``.
     notes : tuple of str
@@ -157,12 +184,30 @@ class InspectionResult:
     incomplete_entries: tuple[IncompleteEntry, ...]
     rules: tuple[dict[str, str], ...]
     notes: tuple[str, ...]
+    rain_gaps: tuple[RainGap, ...] = ()
+
+    @property
+    def days_without_rain_data(self) -> int:
+        """Days of the period the rain file does not give."""
+        return sum(g.days for g in self.rain_gaps)
+
+    @property
+    def unknown_rain_days_uninspected(self) -> int:
+        """Days without rain data and with no inspection in time had it rained."""
+        return sum(g.uninspected for g in self.rain_gaps)
 
     @property
     def status(self) -> str:
-        """``pass`` when nothing was missed, else ``fail``."""
+        """The outcome: ``pass``, ``fail`` or ``needs_info``.
+
+        ``fail`` when something was missed; ``needs_info`` when nothing was but a day
+        without rain data has no inspection in time (a rain then is unknown, not ruled
+        out); else ``pass``.
+        """
         missed = self.missed_rain or self.missed_weeks or self.incomplete_entries
-        return "fail" if missed else "pass"
+        if missed:
+            return "fail"
+        return "needs_info" if self.unknown_rain_days_uninspected else "pass"
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready dict (the one source of the HTML and CSV reports)."""
@@ -180,6 +225,9 @@ class InspectionResult:
             "missed_rain": [m.to_dict() for m in self.missed_rain],
             "missed_weeks": [m.to_dict() for m in self.missed_weeks],
             "incomplete_entries": [e.to_dict() for e in self.incomplete_entries],
+            "days_without_rain_data": self.days_without_rain_data,
+            "unknown_rain_days_uninspected": self.unknown_rain_days_uninspected,
+            "rain_gaps": [g.to_dict() for g in self.rain_gaps],
             "rules": [dict(r) for r in self.rules],
             "notes": list(self.notes),
         }
@@ -398,6 +446,7 @@ def check(
     inspected = {i.date for i in inside}
     storms = sorted(d for d, r in rain.items() if r >= threshold and start <= d <= end)
     missed_rain = _missed_rains(storms, rain, inspected, after)
+    gaps = _rain_gaps(start, end, rain, inspected, after)
     missed_weeks = _missed_weeks(start, end, inspected)
     required = [c for c in spec.get("log_fields_required", []) if c != "date"]
     incomplete = [
@@ -406,13 +455,15 @@ def check(
         if (missing := tuple(c for c in required if not getattr(item, c)))
     ]
     logger.info(
-        "%s: %d inspections, %d rains >= %s in, %d missed rains, %d missed weeks",
+        "%s: %d inspections, %d rains >= %s in, %d missed rains, %d missed weeks, "
+        "%d days without rain data",
         key,
         len(inside),
         len(storms),
         threshold,
         len(missed_rain),
         len(missed_weeks),
+        sum(g.days for g in gaps),
     )
     return InspectionResult(
         municipality=key,
@@ -429,6 +480,7 @@ def check(
         incomplete_entries=tuple(incomplete),
         rules=_rules_checked(spec, threshold, after),
         notes=tuple(spec.get("notes", [])),
+        rain_gaps=gaps,
     )
 
 
@@ -460,6 +512,29 @@ def _missed_rains(
         if not inspected.intersection(window):
             missed.append(MissedRain(day, rain[day], window[-1]))
     return tuple(missed)
+
+
+def _rain_gaps(
+    start: dt.date, end: dt.date, rain: dict[dt.date, float], inspected: set[dt.date], after: int
+) -> tuple[RainGap, ...]:
+    """The runs of days of the period missing from the rain file (see :class:`RainGap`)."""
+    gaps: list[RainGap] = []
+    first: dt.date | None = None
+    uninspected = 0
+    day = start
+    # one pass over the days of one site's season (hundreds at most)
+    while day <= end + dt.timedelta(days=1):
+        missing = day <= end and day not in rain
+        if missing:
+            first = day if first is None else first
+            window = {day + dt.timedelta(days=k) for k in range(after + 1)}
+            uninspected += not inspected.intersection(window)
+        elif first is not None:
+            last = day - dt.timedelta(days=1)
+            gaps.append(RainGap(first, last, (last - first).days + 1, uninspected))
+            first, uninspected = None, 0
+        day += dt.timedelta(days=1)
+    return tuple(gaps)
 
 
 def _missed_weeks(start: dt.date, end: dt.date, inspected: set[dt.date]) -> tuple[MissedWeek, ...]:
@@ -549,6 +624,18 @@ def render_csv(result: InspectionResult) -> str:
         detail += " (partial week)" if w["partial"] else ""
         writer.writerow(
             ["week_without_inspection", w["week_start"], w["week_end"], "", detail, week_cit]
+        )
+    for g in data["rain_gaps"]:
+        writer.writerow(
+            [
+                "rain_data_missing",
+                g["first"],
+                g["last"],
+                "",
+                f"{g['days']} day(s) not in the rain file, {g['uninspected']} of them with "
+                "no inspection in time had it rained",
+                rain_cit,
+            ]
         )
     for e in data["incomplete_entries"]:
         writer.writerow(
