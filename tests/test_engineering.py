@@ -54,6 +54,32 @@ def test_parse_errors_name_the_field():
         engineering_inputs.parse_sections({"dewatering": {"pump_rate_gpm": "300"}}, "s.toml")
 
 
+def test_a_declared_r_share_needs_a_source_and_cannot_be_zero_or_exceed_the_year():
+    """Issue 23: ``r_fraction = 0`` on a May-August phase needed no source and made the
+    soil loss 0. A share is now > 0 (no part of the year is without erosivity: AH 537
+    counts thaw and snowmelt runoff in the northern states), needs its source, and the
+    shares of phases lasting a year or less cannot add up to more than the year's R."""
+    summer = {"cover": "bare", "start": dt.date(2025, 5, 5), "end": dt.date(2025, 8, 15)}
+    with pytest.raises(ConfigError, match=r"soil_loss\.phases\.0\.r_fraction"):
+        engineering_inputs.parse_sections(
+            {"soil_loss": {"phases": [{**summer, "r_fraction": 0, "r_fraction_source": "x"}]}},
+            "s.toml",
+        )
+    with pytest.raises(ConfigError, match="r_fraction_source"):
+        engineering_inputs.parse_sections(
+            {"soil_loss": {"phases": [{**summer, "r_fraction": 0.6}]}}, "s.toml"
+        )
+    two = [
+        {"cover": "bare", "months": 1, "r_fraction": 0.7, "r_fraction_source": "WDNR tool"},
+        {"cover": "bare", "months": 1, "r_fraction": 0.4, "r_fraction_source": "WDNR tool"},
+    ]
+    with pytest.raises(ConfigError, match=r"phases 1 to 2 add up to 1\.1"):
+        engineering_inputs.parse_sections({"soil_loss": {"phases": two}}, "s.toml")
+    two[1]["r_fraction"] = 0.3
+    got = engineering_inputs.parse_sections({"soil_loss": {"phases": two}}, "s.toml")
+    assert [p.r_fraction_source for p in got.soil_loss.phases] == ["WDNR tool"] * 2
+
+
 def test_example_4_1_peak_through_the_stage():
     """TR-55 Example 4-1 (p. 4-3): the Example 2-2 watershed (CN 75), Tc = 1.53 h, P = 6.0 in
     (declared here as the 100-year depth), Am = 250 ac: printed qp = 345 cfs (+/-2 %)."""

@@ -12,7 +12,8 @@ Submission format (all keys optional)::
       { cover = "bare", months = 2 },                     # cover: a usle.toml key
       { cover = "mulch_hay_1_5_tpa", start = 2025-06-01, end = 2025-07-15 },
       { name = "blanket", c_factor = 0.05, c_source = "manufacturer", months = 3,
-        r_fraction = 0.35 },        # share of annual R in the phase (e.g. WDNR tool)
+        r_fraction = 0.35,          # share of annual R in the phase, > 0, with its source
+        r_fraction_source = "WDNR soil loss tool, Kenosha, weeks 23-35" },
     ]
     slope_segments = [ { length_ft = 120, slope_pct = 6 } ]   # profile, top down
     mep_explanation = "..."         # Somers 17.08(C)(2)(c)
@@ -75,7 +76,11 @@ class PhaseSpec(StrictModel):
     months: Positive | None = None
     start: dt.date | None = None
     end: dt.date | None = None
-    r_fraction: Fraction | None = None
+    #: Share of the annual R in the phase: more than 0 (no period of the year is without
+    #: erosivity: AH 537 counts thaw and snowmelt runoff in the northern states), with
+    #: where it comes from, like every factor the applicant gives.
+    r_fraction: Annotated[float, Field(gt=0, le=1)] | None = None
+    r_fraction_source: str | None = None
 
     @model_validator(mode="after")
     def _check(self) -> PhaseSpec:
@@ -83,6 +88,8 @@ class PhaseSpec(StrictModel):
             raise ValueError("give cover (a usle.toml cover) or c_factor with c_source")
         if self.c_factor is not None and not self.c_source:
             raise ValueError("c_factor needs c_source (where the value comes from)")
+        if self.r_fraction is not None and not (self.r_fraction_source or "").strip():
+            raise ValueError("r_fraction needs r_fraction_source (where the share comes from)")
         if self.cover is not None and self.cover not in sl.usle_tables()["cover"]:
             known = ", ".join(sorted(sl.usle_tables()["cover"]))
             raise ValueError(f"unknown cover {self.cover!r}; use one of {known}")
@@ -129,7 +136,29 @@ class SoilLossSpec(StrictModel):
             raise ValueError("r_factor needs r_factor_source")
         if self.k_factor is not None and not self.k_factor_source:
             raise ValueError("k_factor needs k_factor_source")
+        _check_r_shares(self.phases)
         return self
+
+
+def _check_r_shares(phases: tuple[PhaseSpec, ...]) -> None:
+    """Refuse declared R shares that add up to more than a year's R within a year.
+
+    Consecutive phases that together last a year or less cannot hold more than the
+    whole annual R (a share of 0.9 for June and 0.9 for July would double the year).
+    """
+    days = [ph.days for ph in phases]
+    for i in range(len(phases)):  # a schedule's few phases
+        total = span = 0.0
+        for j in range(i, len(phases)):
+            span += days[j]
+            if span > sl.DAYS_PER_YEAR + 1e-9:
+                break
+            total += phases[j].r_fraction or 0.0
+            if total > 1.0 + 1e-9:
+                raise ValueError(
+                    f"the r_fraction of phases {i + 1} to {j + 1} add up to {total:g}, more "
+                    f"than the whole annual R, within {span:.0f} days"
+                )
 
 
 class CoverPart(StrictModel):

@@ -189,6 +189,7 @@ def _phases(spec: SoilLossSpec) -> tuple[list[sl.Phase], list[dict[str, Any]]]:
                 "p": p,
                 "days": ph.days,
                 "r_fraction": ph.r_fraction,
+                "r_fraction_source": ph.r_fraction_source,
                 "tons_per_acre": None,
             }
         )

@@ -371,7 +371,7 @@ def engineering_view(report: Mapping[str, Any]) -> dict[str, Any]:
             if p.get("r_fraction") is None
             else quantity(p["r_fraction"], "fraction"),
             "tons": quantity(p.get("tons_per_acre"), "tons/acre"),
-            "source": plain(p.get("c_source") or "")[0],
+            "source": plain(_phase_source(p))[0],
         }
         for p in sl.get("phases") or []
     ]
@@ -412,6 +412,14 @@ def engineering_view(report: Mapping[str, Any]) -> dict[str, Any]:
         "runoff": runoff,
         "rainfall_note": "" if depths else plain(str(rain.get("config_source") or ""))[0],
     }
+
+
+def _phase_source(phase: Mapping[str, Any]) -> str:
+    """Where a phase's C factor and, when declared, its share of the annual R come from."""
+    parts = [str(phase.get("c_source") or "")]
+    if phase.get("r_fraction_source"):
+        parts.append(f"R share: {phase['r_fraction_source']}")
+    return "; ".join(p for p in parts if p)
 
 
 def storm_words(storm: str) -> str:
