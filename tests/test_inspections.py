@@ -380,3 +380,30 @@ def test_an_end_date_past_the_calendar_is_refused_by_the_parser(tmp_path, capsys
     err = capsys.readouterr().err
     assert "argument --end: '9999-12-30' is outside 1900-01-01 to 2200-12-31" in err
     assert "internal error" not in err
+
+
+def test_a_failed_report_write_leaves_no_truncated_file(files, tmp_path, monkeypatch, capsys):
+    """Issue 23: the report was written straight to its final name, so a full disk left a
+    truncated report.html. Now it is written beside it and renamed: a failed write leaves
+    neither the report nor its temporary file, and the CLI says so in one line, exit 2."""
+    import errno
+    import os
+
+    log, rain = files
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    from georeview.cli import main as cli
+
+    code = cli(["inspections", str(log), "--rain", str(rain), "--municipality", "somers",
+                "--out", str(out / "report.html")])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("georeview: error: ")
+    assert "No space left on device" in err
+    assert len(err.strip().splitlines()) == 1
+    assert list(out.iterdir()) == []
