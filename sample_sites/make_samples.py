@@ -1005,8 +1005,9 @@ def somers_samples(lay: Layers) -> list[Sample]:
             "The downstream trace first meets a mapped wetland (WWI30S00003) about 890 ft away, "
             "within 1/4 mile, and the map shows the discharge (17.10(B)(4)(h) passes). Soil "
             "loss is over 5 t/ac/yr because the yard stays bare May-September, so "
-            "17.08(C)(2)(a) fails; the written maximum-extent-practicable explanation is given "
-            "for the administrator to judge (17.08(C)(2)(c), 17.055).",
+            "17.08(C)(2)(a) is met only \u201cto the maximum extent practicable\u201d: the "
+            "written explanation is given for the Administrator to judge (17.08(C)(2)(c), "
+            "17.055), so both wait on the Village (needs_info), not fail.",
             line_margin_m=30.0,
             tables={
                 "plan": somers_plan(
@@ -1031,9 +1032,10 @@ def somers_samples(lay: Layers) -> list[Sample]:
                 ),
             },
             review={
-                "fail": ["§ 17.08(C)(2)(a)"],
-                # whether the explanation satisfies the Administrator: the Village's (17.055)
-                "needs_info": ["§ 17.055"],
+                "fail": [],
+                # whether the explanation satisfies the Administrator: the Village's (17.055),
+                # and with it whether (C)(2)(a)'s "or to the maximum extent practicable" holds
+                "needs_info": ["§ 17.055", "§ 17.08(C)(2)(a)"],
                 "soil_loss": ">5",
                 "receiving": "wetland WWI30S00003",
             },

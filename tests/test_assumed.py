@@ -361,6 +361,46 @@ def test_mep_explanation_is_the_administrators_to_accept(tmp_path):
     )
 
 
+def test_the_sediment_standard_has_its_maximum_extent_practicable_escape(tmp_path):
+    """Issue 22: Somers 17.08(C)(2)(a) asks for BMPs that "discharge no more than five tons
+    per acre per year, or to the maximum extent practicable". The bare <= 5 failed even
+    after the Administrator accepted the explanation, and 17.09(C)(3) listed that fail as a
+    reason for disapproval. Now: explanation waiting -> needs_info for the Village;
+    accepted -> pass; not accepted -> fail; no explanation -> fail."""
+    rid = "somers.17.08.C.2.a"
+    r = review(SAMPLES / "somers_etj_near_kenosha", with_terrain=False)
+    waiting = _finding(r, rid)
+    assert waiting["measured"] > 5.0
+    assert waiting["status"] == "needs_info"
+    assert "for the Village Administrator to decide" in waiting["message"]
+    assert "\u201cor to the maximum extent practicable\u201d" in waiting["message"]
+    sub = _sample(tmp_path, "somers_etj_near_kenosha")
+    accepted = review(
+        sub, with_terrain=False, determinations=_decide(sub, mep_explanation_accepted=True)
+    )
+    assert _finding(accepted, rid)["status"] == "pass"
+    assert "accepts the written explanation" in _finding(accepted, rid)["message"]
+    assert "village" in _finding(accepted, rid)["evidence"]
+    refused = review(
+        sub, with_terrain=False, determinations=_decide(sub, mep_explanation_accepted=False)
+    )
+    assert _finding(refused, rid)["status"] == "fail"
+    bare = _sample(
+        tmp_path / "bare",
+        "somers_etj_near_kenosha",
+        *[(line, "") for line in _mep_lines(SAMPLES / "somers_etj_near_kenosha")],
+    )
+    assert _finding(review(bare, with_terrain=False), rid)["status"] == "fail"
+
+
+def _mep_lines(sample: Path) -> list[str]:
+    """The mep_explanation line(s) of a sample's submission.toml (a one-line string)."""
+    text = (sample / "submission.toml").read_text(encoding="utf-8")
+    lines = [ln for ln in text.splitlines(keepends=True) if ln.startswith("mep_explanation")]
+    assert lines, "the sample gives an explanation"
+    return lines
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [

@@ -246,9 +246,21 @@ def _standard(rule: Rule, facts: Facts, not_reg: np.ndarray) -> tuple[Tri, np.nd
             res = Tri.unknown(n)
         decided = res.known & applies.true
         code[decided] = np.where(res.value[decided], _PASS, _FAIL)
+        if rule.escape is not None:
+            _escape(code, evaluate_frame(rule.escape.when, facts))
     code[applies.false | not_reg] = _NOT_APPLICABLE
     applies = Tri(applies.value & ~not_reg, applies.known | not_reg)
     return applies, code
+
+
+def _escape(code: np.ndarray, way_out: Tri) -> None:
+    """Let a standard's way out decide the rows that fail it (in place).
+
+    A fail whose way out holds passes; one whose way out is unknown is needs_info.
+    """
+    failed = code == _FAIL
+    code[failed & way_out.true] = _PASS
+    code[failed & ~way_out.known] = _NEEDS_INFO
 
 
 # --------------------------------------------------------------------------- one record
@@ -382,6 +394,8 @@ def evidence_of(rule: Rule) -> tuple[str, ...]:
         names = {rule.verdict_fact} if rule.verdict_fact else set()
         if rule.kind == "required" and rule.when is not None:
             names |= rule.when.facts()
+        if rule.escape is not None:
+            names |= rule.escape.when.facts()
     found = {reg.source(n) for n in names} - {None}
     # a procedure that reads no fact rests on the ordinance's own text
     return tuple(s for s in SOURCES if s in found) or ("ordinance",)
@@ -412,7 +426,7 @@ def _finding(rule: Rule, status: str, applies: bool | None, facts: Mapping[str, 
             "fail": rule.message_fail or rule.title,
             "needs_info": rule.message_unknown or f"{rule.title}: not given.",
         }[status]
-        msg = _fmt(template, **kw)
+        msg = _fmt(_escaped(rule, status, facts) or template, **kw)
     return Finding(
         rule_id=rule.id,
         citation=rule.citation,
@@ -427,6 +441,23 @@ def _finding(rule: Rule, status: str, applies: bool | None, facts: Mapping[str, 
         applies=applies,
         evidence=evidence_of(rule),
     )
+
+
+def _escaped(rule: Rule, status: str, facts: Mapping[str, Any]) -> str | None:
+    """The message of a standard not met whose way out decided its status, else None."""
+    if rule.escape is None or status not in ("pass", "needs_info"):
+        return None
+    from georeview.rules.evaluate import evaluate
+
+    if rule.kind == "limit" and rule.op is not None and rule.measure:
+        met = evaluate(Condition(fact=rule.measure, op=rule.op, value=rule.limit), facts)
+    else:
+        met = evaluate(rule.when or Condition(fact=rule.fact, op="is_true"), facts)
+    if met is not False:
+        return None  # met, or the measure itself is unknown: the rule's own words
+    way_out = evaluate(rule.escape.when, facts)
+    words = rule.escape.message_pass if way_out is True else rule.escape.message_unknown
+    return f"{words} (\u201c{rule.escape.text}\u201d)"
 
 
 def _caveated(rule: Rule, found: Finding, facts: Mapping[str, Any]) -> Finding:

@@ -78,6 +78,20 @@ class Caveat(StrictModel):
     text: str
 
 
+class Escape(StrictModel):
+    """A standard's own way out, in the text's words ("or to the maximum extent practicable").
+
+    A limit or requirement not met still passes when ``when`` holds, and is needs_info
+    (for whoever decides ``when``) while that is unknown.
+    """
+
+    #: The ordinance's words that give the way out (quoted in the finding).
+    text: str
+    when: Condition
+    message_pass: str
+    message_unknown: str
+
+
 class Rule(StrictModel):
     """One rule instance of an ordinance file."""
 
@@ -109,11 +123,14 @@ class Rule(StrictModel):
     #: Caveats added to the message when their condition holds (an assumption the
     #: verdict rests on, shown next to it).
     caveats: tuple[Caveat, ...] = Field(default=(), strict=False)
+    #: For limit/required: the text's own alternative to meeting the standard.
+    escape: Escape | None = None
 
     def facts(self) -> set[str]:
         """Every fact name the rule reads."""
         out = {n for n in (self.measure, self.fact) if n}
-        for c in (self.when, self.applies_when, *(k.when for k in self.caveats)):
+        conds = (self.when, self.applies_when, *(k.when for k in self.caveats))
+        for c in (*conds, self.escape.when if self.escape else None):
             if c is not None:
                 out |= c.facts()
         return out
