@@ -1372,7 +1372,7 @@ def readme(
     head = """# Sample submissions
 
 Each folder is one erosion-control submission: `submission.toml` (the schema is
-`georeview/config.py`, `Submission`) and the site and disturbance polygons it names, in
+`georeview/config/__init__.py`, `Submission`) and the site and disturbance polygons it names, in
 GeoJSON (EPSG:4326 or EPSG:3071), shapefile or GeoPackage. Review one with
 
     georeview review sample_sites/deerfield_minor_home --out out/
@@ -1416,7 +1416,8 @@ Engineering inputs, and what they are:
   construction cover tables on the soils layer's hydrologic groups, flow paths for Tc, and
   `rainfall_in` = 1-yr 2.5, 2-yr 2.9, 5-yr 3.6, 10-yr 4.2, 100-yr 6.6 in. These depths are
   **illustrative applicant-declared depths for the sample, not NOAA Atlas 14; replace with
-  Atlas 14 PFDS values at the site** (`georeview/data/rainfall.toml` has no confirmed depths).
+  Atlas 14 PFDS values at the site** (`georeview/ordinances/deerfield/rainfall.toml` has
+  no confirmed depths).
   The peaks shown are therefore a demonstration of the method, not design values.
 
 Deliberate outcomes: somers_etj_near_kenosha exceeds 5 t/ac/yr (its yard stays bare from May
