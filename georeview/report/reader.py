@@ -558,8 +558,11 @@ def view(
             else "",
         }
         if f["status"] == "needs_info":
-            # What is missing is said in its own column; a caveat would repeat it.
-            row["caveats"] = []
+            # What is missing is said in its own column; a caveat would repeat it. A value
+            # that is there (waiting on the Village's call, or on applicability) keeps the
+            # caveats it rests on.
+            if f.get("measured") is None:
+                row["caveats"] = []
             row["supply"] = how_to_supply(
                 f, report, (missing or {}).get(f.get("rule_id", ""), ()), fact_sources
             )
