@@ -474,3 +474,86 @@ def test_cli_determinations_option(tmp_path, capsys):
     report = json.loads((out / "report.json").read_text())
     assert report["classification"]["extraordinary"] is True
     assert report["determinations"]["file"] == "determinations.toml"
+
+
+# --------------------------------------------------------------------- disturbed area
+
+
+def test_no_disturbance_file_leaves_the_disturbed_area_unknown(tmp_path):
+    """Issue 22: Deerfield 31.06(1)(C) regulates "any ... land disturbing ... activity
+    ... of 4,000 square feet or more". A submission without a disturbance file used to
+    have its whole site (here 21,526 sq ft) taken as disturbed: regulated, fee owed. The
+    patio sample disturbs 3,000 sq ft as drawn; without the drawing the area is unknown
+    (needs_info), and with the map's declared 3,000 sq ft it is under the threshold."""
+    rid = "deerfield.31.06.1.C"
+    drawn = review(SAMPLES / "deerfield_small_patio", with_terrain=False)
+    assert drawn.areas.disturbed_area_sqft == pytest.approx(3000.0, rel=1e-3)
+    assert drawn.areas.site_area_sqft > 4000.0  # the whole site would be regulated
+    assert "under the 4,000 sq ft threshold" in _finding(drawn, rid)["message"]
+    assert drawn.judgement.regulated is False
+
+    unknown = review(
+        _sample(
+            tmp_path / "u", "deerfield_small_patio", ('disturbance = "disturbance.geojson"\n', "")
+        ),
+        with_terrain=False,
+    )
+    assert unknown.areas.disturbed_area_sqft is None
+    assert unknown.judgement.regulated is None
+    assert _finding(unknown, rid)["status"] == "needs_info"
+    assert any("disturbed area is unknown" in w for w in unknown.to_dict()["warnings"])
+
+    declared = review(
+        _sample(
+            tmp_path / "d",
+            "deerfield_small_patio",
+            ('disturbance = "disturbance.geojson"\n', ""),
+            ("[activity]\n", "[activity]\ndisturbed_area_sqft = 3000\n"),
+        ),
+        with_terrain=False,
+    )
+    assert declared.areas.disturbed_area_sqft == 3000.0
+    assert declared.judgement.regulated is False
+    assert "under the 4,000 sq ft threshold" in _finding(declared, rid)["message"]
+
+
+def test_a_declared_disturbed_area_larger_than_the_site_is_refused(tmp_path):
+    sub = _sample(
+        tmp_path,
+        "deerfield_small_patio",
+        ('disturbance = "disturbance.geojson"\n', ""),
+        ("[activity]\n", "[activity]\ndisturbed_area_sqft = 9000000\n"),
+    )
+    with pytest.raises(ConfigError, match=r"activity\.disturbed_area_sqft"):
+        review(sub, with_terrain=False)
+
+
+def test_a_standard_waiting_on_its_class_says_so_and_what_it_would_find(tmp_path):
+    """Issue 22: Deerfield 31.09(1)(A) asks a major activity for "a map ... on a scale of
+    at least 1 inch equals 100 feet" and 31.09(1)(C)3 for a "Schedule of anticipated
+    starting and completion date". While the class is undecided (here: no disturbance
+    file, so the disturbed area and with it regulated/major are unknown) those findings
+    said "Site map scale ... not given" and "No [plan] table" though the map is at
+    1 in = 50 ft and the plan gives its schedule. They now say when they apply, that it
+    is not settled, and what they would find."""
+    sub = _sample(tmp_path, "deerfield_minor_home", ('disturbance = "disturbance.geojson"\n', ""))
+    r = review(sub, with_terrain=False)
+    assert r.judgement.regulated is None
+    scale = _finding(r, "deerfield.31.09.1.A.scale")
+    assert scale["status"] == "needs_info"
+    assert "not given" not in scale["message"]
+    assert scale["message"].startswith("Applies if category of the land disturbing activity")
+    assert "is major" in scale["message"]
+    assert "not settled" in scale["message"]
+    assert (
+        "If it applies: Site map at 1 in = 50 ft, no coarser than 1 in = 100 ft."
+        in (scale["message"])
+    )
+    schedule = _finding(r, "deerfield.31.09.1.C.3")
+    assert schedule["status"] == "needs_info"
+    assert "No [plan] table" not in schedule["message"]
+    assert "If it applies: The plan gives it (plan.schedule" in schedule["message"]
+    # The drawn sample decides its class, and its findings keep their own words.
+    drawn = review(SAMPLES / "deerfield_minor_home", with_terrain=False)
+    assert _finding(drawn, "deerfield.31.09.1.A.scale")["status"] == "not_applicable"
+    assert not _finding(drawn, "deerfield.31.09.2.schedule")["message"].startswith("Applies if")

@@ -44,12 +44,12 @@ def layers(tmp_path: Path) -> Path:
 
 def _submission(folder: Path, side_m: float, *, kinds: str = "[]") -> Path:
     folder.mkdir(parents=True)
-    _write(
-        folder / "site.geojson",
-        [shapely.box(X0 + 100, Y0 + 100, X0 + 100 + side_m, Y0 + 100 + side_m)],
-    )
+    box = shapely.box(X0 + 100, Y0 + 100, X0 + 100 + side_m, Y0 + 100 + side_m)
+    _write(folder / "site.geojson", [box])
+    _write(folder / "disturbance.geojson", [box])  # the whole site disturbed, as drawn
     (folder / "submission.toml").write_text(
-        f'municipality = "deerfield"\nsite = "site.geojson"\n[activity]\nkinds = {kinds}\n'
+        'municipality = "deerfield"\nsite = "site.geojson"\ndisturbance = "disturbance.geojson"\n'
+        f"[activity]\nkinds = {kinds}\n"
         "fill_cubic_yards = 0\npipe_length_ft = 0\nlots_created = 0\n"
     )
     return folder

@@ -277,8 +277,15 @@ def test_pond_deeper_than_two_feet_fenced_31_06_3_C():
     # temporary pond with a depth greater than two (2) feet, unless such a pond is fenced or
     # caged". A 2.5-ft unfenced detention pond fails; 2.0 ft unfenced passes (not greater).
     for depth, status in ((2.5, "fail"), (2.0, "pass")):
-        found = _judge("deerfield", {"basins.max_unfenced_depth_ft": depth}, acres=6.0)
+        facts = {"basins.max_unfenced_depth_ft": depth, "basins.declared_count": 1}
+        found = _judge("deerfield", facts, acres=6.0)
         assert found["deerfield.31.06.3.C.fence"].status == status
+    # With no pond declared there is none to pass as fenced (issue 22).
+    found = _judge(
+        "deerfield", {"basins.max_unfenced_depth_ft": 0.0, "basins.declared_count": 0}, acres=6.0
+    )
+    assert found["deerfield.31.06.3.C.fence"].status == "not_applicable"
+    assert "declares no basin or pond" in found["deerfield.31.06.3.C.fence"].message
 
 
 def test_channel_originating_in_the_disturbed_area_needs_a_basin_31_06_3_B():

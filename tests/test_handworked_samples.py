@@ -715,8 +715,14 @@ def deerfield_larger(basin_declared: bool) -> list[E]:
         E("deerfield.31.06.3.A", "§ 31.06(3)(A)", "pass"),
         # (C) "No water runoff control measure ... with a depth greater than two (2) feet,
         # unless such a pond is fenced": larger_site's one basin is 3.5 ft deep with a 4-ft
-        # fence; the subdivision declares none: deepest unfenced 0 ft <= 2: pass.
-        E("deerfield.31.06.3.C.fence", "§ 31.06(3)(C)", "pass", 0.0),
+        # fence: deepest unfenced 0 ft <= 2: pass. The subdivision declares none: no pond
+        # to check (not_applicable; a pond nobody declared is not passed as fenced).
+        E(
+            "deerfield.31.06.3.C.fence",
+            "§ 31.06(3)(C)",
+            "pass" if basin_declared else "not_applicable",
+            0.0,
+        ),
         # (B) "Where required by the Village Engineer, sedimentation basins ...": with a
         # basin declared the question is answered (pass); with none, whether the Engineer
         # requires one is the Village's (needs_info), and so is the area check.

@@ -47,7 +47,8 @@ def run_cli(*args):
 
 @pytest.mark.parametrize(("w", "h"), [(50.0, 80.0), (208.71, 208.71), (300.0, 726.0)])
 def test_area_hand_worked(tmp_path, layers, centre, w, h):
-    sub = write_submission(tmp_path / "s", box_ft(centre.x, centre.y, w, h), toml=TOML)
+    box = box_ft(centre.x, centre.y, w, h)
+    sub = write_submission(tmp_path / "s", box, toml=TOML, disturbance=box)
     r = review(sub, layers)
     # W x H square feet, to 1e-6 relative (float rounding of the metre coordinates).
     assert r.areas.site_area_sqft == pytest.approx(w * h, rel=1e-6)
@@ -69,13 +70,15 @@ def test_area_is_the_same_from_a_geographic_file(tmp_path, layers, centre):
 @pytest.mark.parametrize(("sqft", "regulated"), [(3999.0, False), (4001.0, True)])
 def test_threshold_through_geometry(tmp_path, layers, centre, sqft, regulated):
     side = sqft**0.5
-    sub = write_submission(tmp_path / "s", box_ft(centre.x, centre.y, side, side), toml=TOML)
+    box = box_ft(centre.x, centre.y, side, side)
+    sub = write_submission(tmp_path / "s", box, toml=TOML, disturbance=box)
     r = review(sub, layers)
     assert r.judgement.regulated is regulated
 
 
 def test_cli_writes_three_reports(tmp_path, layers, centre):
-    sub = write_submission(tmp_path / "s", box_ft(centre.x, centre.y, 100, 100), toml=TOML)
+    box = box_ft(centre.x, centre.y, 100, 100)
+    sub = write_submission(tmp_path / "s", box, toml=TOML, disturbance=box)
     out = tmp_path / "out"
     assert run_cli("review", sub, "--out", out, "--layers", layers, "-q") == 0
     report = json.loads((out / "report.json").read_text())

@@ -58,6 +58,7 @@ Cubic = Annotated[float, Field(ge=0, le=MAX_FILL_CUBIC_YARDS)]
 Feet = Annotated[float, Field(ge=0, le=MAX_PIPE_LENGTH_FT)]
 Lots = Annotated[int, Field(ge=0, le=MAX_LOTS)]
 Acres = Annotated[float, Field(ge=0, le=MAX_ACRES)]
+SquareFeet = Annotated[float, Field(ge=0, le=MAX_ACRES * 43_560.0)]
 Dollars = Annotated[float, Field(ge=0, le=MAX_COST_USD)]
 Days = Annotated[int, Field(ge=0, le=MAX_PERMIT_DAYS)]
 
@@ -140,6 +141,9 @@ class Activity(StrictModel):
     on_platted_lot: bool | None = None
     #: Area of the land division or plat, acres (Deerfield 31.06(3)).
     land_division_acres: Acres | None = None
+    #: Area the activity disturbs, square feet, as the site map shows it: the disturbed
+    #: area when no disturbance file is given (a disturbance file is measured instead).
+    disturbed_area_sqft: SquareFeet | None = None
     #: Largest area disturbed at one time, acres (Deerfield 31.06(3) "at a time").
     max_disturbed_at_once_acres: Acres | None = None
     #: Maintenance keeps the original line and grade, capacity or purpose (Somers 17.04(A)(2)(e)).

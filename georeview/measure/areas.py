@@ -83,7 +83,8 @@ class Areas:
     """Areas of a site and what lies inside it, square feet (``None`` = layer absent)."""
 
     site_area_sqft: float
-    disturbed_area_sqft: float
+    #: ``None`` when the submission gives neither a disturbance file nor the area.
+    disturbed_area_sqft: float | None
     wetland_area_sqft: float | None
     wetland_in_disturbance_sqft: float | None
     floodplain_area_sqft: float | None
@@ -91,9 +92,10 @@ class Areas:
     floodway_area_sqft: float | None
 
     @property
-    def disturbed_area_acres(self) -> float:
-        """Disturbed area, acres."""
-        return sqft_to_acres(self.disturbed_area_sqft)
+    def disturbed_area_acres(self) -> float | None:
+        """Disturbed area, acres (``None`` when unknown)."""
+        sqft = self.disturbed_area_sqft
+        return None if sqft is None else sqft_to_acres(sqft)
 
     @property
     def floodway_present(self) -> bool | None:
@@ -123,25 +125,52 @@ def _round(v: float | None, nd: int = 1) -> float | None:
 
 def measure_areas(
     site: shapely.Geometry,
-    disturbance: shapely.Geometry,
+    disturbance: shapely.Geometry | None,
     crs: CRS,
     *,
     wetlands: gpd.GeoDataFrame | None = None,
     floodplain_sfha: gpd.GeoDataFrame | None = None,
     floodways: gpd.GeoDataFrame | None = None,
+    declared_disturbed_sqft: float | None = None,
 ) -> Areas:
     """Measure the site, its disturbance and the wetland and floodplain inside them.
 
     The disturbance is clipped to the site: land disturbed outside the site
     boundary is not the applicant's to report here and would double count.
+
+    With no disturbance geometry (``None``) the disturbed area is the declared one
+    (``declared_disturbed_sqft``) or unknown, never the whole site; what lies in the
+    disturbance is then known only where the site holds none of it (0), else unknown.
     """
+    site_sqft = area_sqft(site, crs)
+    wet_site = overlap_sqft(site, wetlands)
+    fp_site = overlap_sqft(site, floodplain_sfha)
+    if disturbance is None:
+        return Areas(
+            site_area_sqft=site_sqft,
+            disturbed_area_sqft=declared_disturbed_sqft,
+            wetland_area_sqft=wet_site,
+            wetland_in_disturbance_sqft=none_on_site(wet_site),
+            floodplain_area_sqft=fp_site,
+            floodplain_in_disturbance_sqft=none_on_site(fp_site),
+            floodway_area_sqft=overlap_sqft(site, floodways),
+        )
     disturbed = shapely.intersection(disturbance, site)
     return Areas(
-        site_area_sqft=area_sqft(site, crs),
+        site_area_sqft=site_sqft,
         disturbed_area_sqft=area_sqft(disturbed, crs),
-        wetland_area_sqft=overlap_sqft(site, wetlands),
+        wetland_area_sqft=wet_site,
         wetland_in_disturbance_sqft=overlap_sqft(disturbed, wetlands),
-        floodplain_area_sqft=overlap_sqft(site, floodplain_sfha),
+        floodplain_area_sqft=fp_site,
         floodplain_in_disturbance_sqft=overlap_sqft(disturbed, floodplain_sfha),
         floodway_area_sqft=overlap_sqft(site, floodways),
     )
+
+
+def none_on_site(on_site_sqft: float | None) -> float | None:
+    """What lies in an unmapped disturbance: 0 where the site holds none, else unknown.
+
+    The disturbance lies within the site, so a resource the site does not hold cannot
+    be disturbed; one it holds may or may not be.
+    """
+    return 0.0 if on_site_sqft == 0 else None

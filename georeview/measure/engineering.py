@@ -75,6 +75,8 @@ class EngineeringResult:
         Deepest declared basin or pond of any kind with no fence (fence height 0), in ft;
         0.0 when every declared one is fenced or none is declared; None when a basin lacks
         its depth or fence height (Deerfield 31.06(3)(C) compares it with its limit).
+    basins_declared : int
+        How many ``[[basins]]`` of any kind the submission declares.
     warnings : tuple of str
     """
 
@@ -90,6 +92,7 @@ class EngineeringResult:
     dewatering: dict[str, Any]
     basin_checks: tuple[dict[str, Any], ...]
     max_unfenced_depth_ft: float | None = None
+    basins_declared: int = 0
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
@@ -111,7 +114,7 @@ def evaluate(
     inputs: EngineeringInputs,
     *,
     municipality: str,
-    disturbed_area_sqft: float,
+    disturbed_area_sqft: float | None,
     site_area_sqft: float,
     soils: Sequence[SoilRow] | None = None,
     slope_pct_samples: np.ndarray | None = None,
@@ -126,8 +129,9 @@ def evaluate(
     municipality : str
         ``"deerfield"`` or ``"somers"`` (picks R and design rainfall from config).
     disturbed_area_sqft, site_area_sqft : float
-        Areas in the working CRS, sq ft. The drainage area for peak flows is
-        ``hydrology.drainage_area_acres`` when declared, else the site area.
+        Areas in the working CRS, sq ft (the disturbed area ``None`` when unknown).
+        The drainage area for peak flows is ``hydrology.drainage_area_acres`` when
+        declared, else the site area.
     soils : list of (area_sqft, hsg, kfactor), optional
         Soil map units intersected with the disturbed area (K) and the site (HSG); None
         when there is no soils layer.
@@ -173,6 +177,7 @@ def evaluate(
         dewatering=dewatering,
         basin_checks=tuple(checks),
         max_unfenced_depth_ft=basins.max_unfenced_depth_ft(inputs.basins),
+        basins_declared=len(inputs.basins),
         warnings=tuple(warnings),
     )
 

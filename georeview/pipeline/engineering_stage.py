@@ -102,6 +102,7 @@ def engineering_facts(eng: Any) -> dict[str, Any]:
         "sediment_basin.required_area_sqft": eng.sediment_basin.get("required_area_sqft"),
         "dewatering.required_area_sqft": eng.dewatering.get("required_area_sqft"),
         "basins.max_unfenced_depth_ft": eng.max_unfenced_depth_ft,
+        "basins.declared_count": eng.basins_declared,
     }
     peaks = eng.peak_flow_cfs or {}
     for storm, q in peaks.items():

@@ -28,7 +28,14 @@ from georeview.facts.determinations import (
 from georeview.facts.plan import plan_facts
 from georeview.facts.sitemap import sitemap_facts
 from georeview.load import Layers, LoadedSubmission, load_layers, load_submission, to_crs
-from georeview.measure.areas import Areas, floodway, measure_areas, sfha
+from georeview.measure.areas import (
+    Areas,
+    area_sqft,
+    floodway,
+    measure_areas,
+    none_on_site,
+    sfha,
+)
 from georeview.measure.jurisdiction import JurisdictionResult, Jurisdictions, locate
 from georeview.pipeline.engineering_stage import engineering_facts, engineering_stage
 from georeview.pipeline.jurisdictions import jurisdictions_for
@@ -109,11 +116,12 @@ def review(
     ctx = _read_context(layers, site, (trace_ft * M_PER_FT + CONTEXT_MARGIN_M) / unit_m)
     areas = measure_areas(
         site,
-        disturbance,
+        disturbance if sub.disturbance_declared else None,
         crs,
         wetlands=ctx.wetlands,
         floodplain_sfha=ctx.sfha,
         floodways=ctx.floodways,
+        declared_disturbed_sqft=_declared_disturbed_sqft(sub, site, crs),
     )
     where = locate(site, jurisdictions, unit_m=unit_m)
     if where.reason:
@@ -122,6 +130,8 @@ def review(
         with_terrain, layers, site, disturbance, crs, ctx, ordinance
     )
     warnings += terr_warn
+    if not sub.disturbance_declared:
+        terrain = _slopes_without_disturbance(terrain)
     eng = engineering_stage(sub, layers, areas, disturbance, site, ctx.soils)
     sitemap = _sitemap(sub, ctx, crs, terrain)
     facts = _facts(sub, measured_facts(areas, where, terrain), eng, sitemap, decided)
@@ -291,8 +301,49 @@ def _disturbance_warnings(
             "site is counted."
         )
     if not sub.disturbance_declared:
-        warnings.append("No disturbance file: the whole site is taken as disturbed.")
+        declared = sub.config.activity.disturbed_area_sqft
+        warnings.append(
+            "No disturbance file: the disturbed area is unknown (give a disturbance file, or "
+            "activity.disturbed_area_sqft as the site map shows it)."
+            if declared is None
+            else f"No disturbance file: the disturbed area is the declared {declared:,.0f} sq ft "
+            "(activity.disturbed_area_sqft); wetland, floodplain and steep slopes in it are "
+            "known only where the site has none."
+        )
     return warnings
+
+
+def _declared_disturbed_sqft(
+    sub: LoadedSubmission, site: shapely.Geometry, crs: Any
+) -> float | None:
+    """The declared disturbed area (no disturbance file); refused when over the site's."""
+    declared = sub.config.activity.disturbed_area_sqft
+    if sub.disturbance_declared or declared is None:
+        return None
+    site_sqft = area_sqft(site, crs)
+    # 0.1 % for the site map's rounding of an area the whole site is disturbed over
+    if declared > site_sqft * 1.001:
+        raise ConfigError(
+            f"{declared:,.0f} sq ft is more than the site's {site_sqft:,.0f} sq ft",
+            path=sub.folder / "submission.toml",
+            field="activity.disturbed_area_sqft",
+        )
+    return float(declared)
+
+
+def _slopes_without_disturbance(terrain: dict[str, Any]) -> dict[str, Any]:
+    """Steep slopes of an unmapped disturbance: 0 where the site has none, else unknown.
+
+    The terrain stage measured the whole site (the only polygon there is); its steepest
+    slope is not the disturbance's, so it is dropped.
+    """
+    out = dict(terrain)
+    for key in ("steep_slope_area_sqft", "steep_slope_area_gt_sqft"):
+        if key in out:
+            out[key] = none_on_site(out[key])
+    if "max_slope_pct" in out:
+        out["max_slope_pct"] = None
+    return out
 
 
 def _read_context(layers: Layers, site: shapely.Geometry, margin: float) -> _Context:

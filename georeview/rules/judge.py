@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from georeview.measure.jurisdiction import SLIVER_SHARE
-from georeview.rules.evaluate import Facts, Tri, evaluate_frame, frame_of, kleene_or
+from georeview.rules.evaluate import Facts, Tri, evaluate, evaluate_frame, frame_of, kleene_or
 from georeview.rules.model import DETERMINATION_KINDS, Condition, Ordinance, Rule
 
 __all__ = [
@@ -421,12 +421,9 @@ def _finding(rule: Rule, status: str, applies: bool | None, facts: Mapping[str, 
         template = rule.message_pass if status == "pass" else rule.message_unknown
         msg = _fmt(template or rule.message_pass or rule.title, **kw)
     else:
-        template = {
-            "pass": rule.message_pass or rule.title,
-            "fail": rule.message_fail or rule.title,
-            "needs_info": rule.message_unknown or f"{rule.title}: not given.",
-        }[status]
-        msg = _fmt(_escaped(rule, status, facts) or template, **kw)
+        msg = _fmt(_escaped(rule, status, facts) or _template(rule, status), **kw)
+        if status == "needs_info" and applies is None and rule.applies_when is not None:
+            msg = _undecided(rule, facts, **kw)
     return Finding(
         rule_id=rule.id,
         citation=rule.citation,
@@ -443,16 +440,81 @@ def _finding(rule: Rule, status: str, applies: bool | None, facts: Mapping[str, 
     )
 
 
+def _template(rule: Rule, status: str) -> str:
+    """A standard's own words for ``status`` (pass, fail or needs_info)."""
+    return {
+        "pass": rule.message_pass or rule.title,
+        "fail": rule.message_fail or rule.title,
+        "needs_info": rule.message_unknown or f"{rule.title}: not given.",
+    }[status]
+
+
+def _met(rule: Rule, facts: Mapping[str, Any]) -> bool | None:
+    """Whether the site meets a standard, whatever its applicability (``None`` = unknown)."""
+    if rule.kind == "limit" and rule.op is not None and rule.measure:
+        return evaluate(Condition(fact=rule.measure, op=rule.op, value=rule.limit), facts)
+    if rule.kind == "info" or (rule.when is None and rule.fact is None):
+        return None
+    return evaluate(rule.when or Condition(fact=rule.fact, op="is_true"), facts)
+
+
+def _undecided(rule: Rule, facts: Mapping[str, Any], **kw: Any) -> str:
+    """A standard that waits on its own applicability: when it applies, and what it would find.
+
+    Its ``message_unknown`` speaks of a missing measure, which is not why it waits
+    ("scale not given" while the scale is given), so it is said only when that holds too.
+    """
+    met = _met(rule, facts)
+    status = "needs_info" if met is None else ("pass" if met else "fail")
+    if rule.kind == "info":
+        status = "pass" if kw.get("measured") is not None or not rule.verdict_fact else "needs_info"
+    regulated = facts.get("classification.regulated")
+    why = (
+        "whether the ordinance regulates the site is not settled"
+        if regulated is None
+        else "that is not settled"
+    )
+    return (
+        f"Applies if {condition_words(rule.applies_when)}; {why} (see the applicability "
+        f"and classification findings). If it applies: {_fmt(_template(rule, status), **kw)}"
+    )
+
+
+def condition_words(cond: Condition | None) -> str:
+    """A condition in words, from the fact registry's descriptions.
+
+    >>> condition_words(Condition(fact="classification.category", op="==", value="major"))
+    'category of the land disturbing activity (major or minor) is major'
+    """
+    from georeview.facts.registry import registry
+
+    if cond is None:
+        return "always"
+    if cond.all or cond.any:
+        parts, joint = (cond.all, " and ") if cond.all else (cond.any, " or ")
+        return joint.join(condition_words(c) for c in parts or ())
+    if cond.not_ is not None:
+        return f"not ({condition_words(cond.not_)})"
+    known = registry().get(cond.fact or "")
+    name = known.description if known else (cond.fact or "")
+    name = name[:1].lower() + name[1:]
+    op = cond.op or ""
+    if op == "is_true":
+        return name
+    if op == "is_false":
+        return f"not {name}"
+    if op == "present":
+        return f"{name} is given"
+    words = {"==": "is", "!=": "is not", "contains": "includes", "contains_any": "includes any of"}
+    value = ", ".join(map(_show, cond.value)) if isinstance(cond.value, list) else _show(cond.value)
+    return f"{name} {words.get(op, op)} {value}"
+
+
 def _escaped(rule: Rule, status: str, facts: Mapping[str, Any]) -> str | None:
     """The message of a standard not met whose way out decided its status, else None."""
     if rule.escape is None or status not in ("pass", "needs_info"):
         return None
-    from georeview.rules.evaluate import evaluate
-
-    if rule.kind == "limit" and rule.op is not None and rule.measure:
-        met = evaluate(Condition(fact=rule.measure, op=rule.op, value=rule.limit), facts)
-    else:
-        met = evaluate(rule.when or Condition(fact=rule.fact, op="is_true"), facts)
+    met = _met(rule, facts)
     if met is not False:
         return None  # met, or the measure itself is unknown: the rule's own words
     way_out = evaluate(rule.escape.when, facts)
@@ -463,8 +525,6 @@ def _escaped(rule: Rule, status: str, facts: Mapping[str, Any]) -> str | None:
 def _caveated(rule: Rule, found: Finding, facts: Mapping[str, Any]) -> Finding:
     """Add the rule's caveats whose condition holds to the finding's message."""
     from dataclasses import replace
-
-    from georeview.rules.evaluate import evaluate
 
     notes = [c.text for c in rule.caveats if evaluate(c.when, facts) is True]
     if not notes:
