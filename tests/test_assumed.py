@@ -515,9 +515,13 @@ def test_no_disturbance_file_leaves_the_disturbed_area_unknown(tmp_path):
     assert declared.areas.disturbed_area_sqft == 3000.0
     assert declared.judgement.regulated is False
     assert "under the 4,000 sq ft threshold" in _finding(declared, rid)["message"]
+    # The drawn area is measured; the declared one is the applicant's figure.
+    assert "measured" in _finding(drawn, rid)["evidence"]
+    assert "declared" in _finding(declared, rid)["evidence"]
+    assert "measured" not in _finding(declared, rid)["evidence"]
 
 
-def test_a_declared_disturbed_area_larger_than_the_site_is_refused(tmp_path):
+def test_a_declared_disturbed_area_larger_than_the_site_is_refused(tmp_path, capsys):
     sub = _sample(
         tmp_path,
         "deerfield_small_patio",
@@ -526,6 +530,14 @@ def test_a_declared_disturbed_area_larger_than_the_site_is_refused(tmp_path):
     )
     with pytest.raises(ConfigError, match=r"activity\.disturbed_area_sqft"):
         review(sub, with_terrain=False)
+    from georeview.cli import main
+
+    assert main(["review", str(sub), "--out", str(tmp_path / "out"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "submission.toml" in err
+    assert "activity.disturbed_area_sqft" in err
+    assert "Traceback" not in err
 
 
 def test_a_standard_waiting_on_its_class_says_so_and_what_it_would_find(tmp_path):

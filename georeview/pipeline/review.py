@@ -30,7 +30,6 @@ from georeview.facts.sitemap import sitemap_facts
 from georeview.load import Layers, LoadedSubmission, load_layers, load_submission, to_crs
 from georeview.measure.areas import (
     Areas,
-    area_sqft,
     floodway,
     measure_areas,
     none_on_site,
@@ -121,8 +120,9 @@ def review(
         wetlands=ctx.wetlands,
         floodplain_sfha=ctx.sfha,
         floodways=ctx.floodways,
-        declared_disturbed_sqft=_declared_disturbed_sqft(sub, site, crs),
+        declared_disturbed_sqft=_declared_disturbed_sqft(sub),
     )
+    _check_declared_area(sub, areas)
     where = locate(site, jurisdictions, unit_m=unit_m)
     if where.reason:
         warnings.append(f"Jurisdiction undetermined: {where.reason}.")
@@ -261,11 +261,12 @@ def _judge(
     lets the fee and security rules quote the amounts. ``facts`` and ``extras`` gain
     the procedure's facts and report sections.
     """
-    judgement = judge(ordinance, facts)
+    sources = declared_sources(sub)
+    judgement = judge(ordinance, facts, sources=sources)
     if judgement.regulated is not False:
         extras.update(procedure(sub, judgement.category, ordinance.municipality, facts))
         facts.update(extras.pop("_facts"))
-        judgement = judge(ordinance, facts)
+        judgement = judge(ordinance, facts, sources=sources)
     return judgement
 
 
@@ -313,22 +314,34 @@ def _disturbance_warnings(
     return warnings
 
 
-def _declared_disturbed_sqft(
-    sub: LoadedSubmission, site: shapely.Geometry, crs: Any
-) -> float | None:
-    """The declared disturbed area (no disturbance file); refused when over the site's."""
+def _declared_disturbed_sqft(sub: LoadedSubmission) -> float | None:
+    """The declared disturbed area, used only when no disturbance file is given."""
     declared = sub.config.activity.disturbed_area_sqft
-    if sub.disturbance_declared or declared is None:
-        return None
-    site_sqft = area_sqft(site, crs)
+    return None if sub.disturbance_declared or declared is None else float(declared)
+
+
+def _check_declared_area(sub: LoadedSubmission, areas: Areas) -> None:
+    """Refuse a declared disturbed area larger than the measured site."""
+    declared = _declared_disturbed_sqft(sub)
+    site_sqft = areas.site_area_sqft
     # 0.1 % for the site map's rounding of an area the whole site is disturbed over
-    if declared > site_sqft * 1.001:
+    if declared is not None and declared > site_sqft * 1.001:
         raise ConfigError(
             f"{declared:,.0f} sq ft is more than the site's {site_sqft:,.0f} sq ft",
             path=sub.folder / "submission.toml",
             field="activity.disturbed_area_sqft",
         )
-    return float(declared)
+
+
+def declared_sources(sub: LoadedSubmission) -> dict[str, str]:
+    """Facts this submission declares that the registry lists as measured.
+
+    Without a disturbance file the disturbed area is the applicant's figure: its findings
+    rest on what was declared, not on a measurement.
+    """
+    if sub.disturbance_declared or sub.config.activity.disturbed_area_sqft is None:
+        return {}
+    return dict.fromkeys(("disturbed_area_sqft", "disturbed_area_acres"), "declared")
 
 
 def _slopes_without_disturbance(terrain: dict[str, Any]) -> dict[str, Any]:

@@ -379,11 +379,13 @@ def _reach_finding(ordinance: Ordinance, v: Verdicts, facts: Mapping[str, Any]) 
     )
 
 
-def evidence_of(rule: Rule) -> tuple[str, ...]:
+def evidence_of(rule: Rule, sources: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """The sources of the facts a rule's verdict reads, in the registry's order.
 
     A determination rests on the facts of its condition; a standard on its verdict fact
-    (and, while that is unknown, on what decides whether it applies).
+    (and, while that is unknown, on what decides whether it applies). ``sources``
+    overrides the registry's source of a fact for this record (a disturbed area the
+    applicant declared where the registry expects a measurement).
     """
     from georeview.facts.registry import SOURCES, registry
 
@@ -396,12 +398,19 @@ def evidence_of(rule: Rule) -> tuple[str, ...]:
             names |= rule.when.facts()
         if rule.escape is not None:
             names |= rule.escape.when.facts()
-    found = {reg.source(n) for n in names} - {None}
+    over = sources or {}
+    found = {over.get(n) or reg.source(n) for n in names} - {None}
     # a procedure that reads no fact rests on the ordinance's own text
     return tuple(s for s in SOURCES if s in found) or ("ordinance",)
 
 
-def _finding(rule: Rule, status: str, applies: bool | None, facts: Mapping[str, Any]) -> Finding:
+def _finding(
+    rule: Rule,
+    status: str,
+    applies: bool | None,
+    facts: Mapping[str, Any],
+    sources: Mapping[str, str] | None = None,
+) -> Finding:
     """The words of one rule's finding, from its status and the record's facts."""
     shown = rule.measure or rule.fact
     measured = facts.get(shown) if shown else None
@@ -436,7 +445,7 @@ def _finding(rule: Rule, status: str, applies: bool | None, facts: Mapping[str, 
         text=rule.text,
         units=rule.units,
         applies=applies,
-        evidence=evidence_of(rule),
+        evidence=evidence_of(rule, sources),
     )
 
 
@@ -559,8 +568,13 @@ def _interpreted(
     return found
 
 
-def judge(ordinance: Ordinance, facts: Mapping[str, Any]) -> Judgement:
+def judge(
+    ordinance: Ordinance, facts: Mapping[str, Any], *, sources: Mapping[str, str] | None = None
+) -> Judgement:
     """Judge one record of facts: the one judge on a frame of one row, with words.
+
+    ``sources`` names facts whose source in this record is not the registry's (see
+    :func:`evidence_of`).
 
     Returns
     -------
@@ -578,7 +592,7 @@ def judge(ordinance: Ordinance, facts: Mapping[str, Any]) -> Judgement:
     ranked += [r for r in ordinance.rules if r.kind not in order and r.kind != "reach"]
     for rule in ranked:
         status = STATUSES[v.codes[rule.id][0]]
-        found = _finding(rule, status, v.applies[rule.id].at(0), row)
+        found = _finding(rule, status, v.applies[rule.id].at(0), row, sources)
         if status != "not_applicable":
             found = _caveated(rule, found, row)
         if row["classification.regulated"] is not False:
