@@ -623,6 +623,13 @@ def deerfield_samples(lay: Layers) -> list[Sample]:
             {"kind": "sheet", "length_ft": 50.0, "slope_pct": big_slope, "surface": "grass_short"},
             {"kind": "shallow", "length_ft": 600.0, "slope_pct": big_slope, "surface": "paved"},
         ],
+        # while graded: bare ground along the pre-development route, before pavement
+        "flow_path_construction": [
+            {"kind": "sheet", "length_ft": 100.0, "slope_pct": big_slope, "surface": "fallow"},
+            {"kind": "shallow", "length_ft": 550.0, "slope_pct": big_slope, "surface": "unpaved"},
+        ],
+        # the whole site (387,501 sq ft = 8.90 acres) drains to SB-1; no run-on
+        "drainage_area_acres": 8.9,
         "rainfall_in": SAMPLE_RAINFALL_IN,
         "rainfall_source": SAMPLE_RAINFALL_SOURCE,
     }

@@ -138,10 +138,18 @@ def test_unrouted_peaks_of_a_site_with_detention_are_needs_info(tmp_path):
     # The sample describes its wet detention basin ([hydrology] detention) and routes nothing.
     sub = _sample(tmp_path, "deerfield_larger_site")
     r = review(sub, with_terrain=False)
-    for rule in ("deerfield.31.06.3.C.1.a", "deerfield.31.06.3.C.1.b", "deerfield.31.06.3.C.1.c"):
+    reasons = r.extras["engineering"]["peak_flow_reasons"]
+    for rule, storm in (
+        ("deerfield.31.06.3.C.1.a", "1yr"),
+        ("deerfield.31.06.3.C.1.b", "2yr"),
+        ("deerfield.31.06.3.C.1.c", "10yr"),
+    ):
         f = _finding(r, rule)
         assert f["status"] == "needs_info", rule
-        assert "routed" in f["message"]
+        # The finding points at the reasons; the reasons name both routed outflows missing.
+        assert "peak_flow_reasons" in f["message"], rule
+        assert "routed_peak_cfs" in reasons[storm]["post_routed"], storm
+        assert "routed_construction_peak_cfs" in reasons[storm]["construction_routed"], storm
     assert any("Detention described" in w for w in r.extras["engineering"]["warnings"])
     # A routed outflow for the 1-year storm decides that storm again: 0.1 cfs after the
     # pond is below the site's TR-55 pre-development 1-year peak (7.4 cfs, sample README).
@@ -151,6 +159,7 @@ def test_unrouted_peaks_of_a_site_with_detention_are_needs_info(tmp_path):
         (
             "[hydrology]\n",
             "[hydrology]\nrouted_peak_cfs = { 1yr = 0.1 }\n"
+            "routed_construction_peak_cfs = { 1yr = 0.1 }\n"
             'routed_source = "pond routing, sheet C-6"\n',
         ),
     )
@@ -569,3 +578,91 @@ def test_a_standard_waiting_on_its_class_says_so_and_what_it_would_find(tmp_path
     drawn = review(SAMPLES / "deerfield_minor_home", with_terrain=False)
     assert _finding(drawn, "deerfield.31.09.1.A.scale")["status"] == "not_applicable"
     assert not _finding(drawn, "deerfield.31.09.2.schedule")["message"].startswith("Applies if")
+
+
+# --------------------------------------------------------------------- construction condition
+
+_FLOW_CONSTRUCTION = (
+    "flow_path_construction = [\n"
+    '  { kind = "sheet", length_ft = 100.0, slope_pct = 2.3, surface = "fallow" },\n'
+    '  { kind = "shallow", length_ft = 550.0, slope_pct = 2.3, surface = "unpaved" },\n'
+    "]\n"
+)
+_CONSTRUCTION_COVER = (
+    "construction = [\n"
+    '  { cover = "newly_graded", hsg = "from_soils", fraction = 0.787 },\n'
+    '  { cover = "row_crops_straight_good", hsg = "from_soils", fraction = 0.213 },\n'
+    "]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("drop", "why"),
+    [
+        (_CONSTRUCTION_COVER, "no hydrology.construction cover table"),
+        (_FLOW_CONSTRUCTION, "tc_construction_hr or flow_path_construction"),
+        ("drainage_area_acres = 8.9\n", "hydrology.drainage_area_acres"),
+    ],
+)
+def test_the_sediment_basin_is_sized_on_the_construction_condition(tmp_path, drop, why):
+    """Issue 22: Deerfield 31.06(3)(B) sizes basins "for a five (5) year, 24 hour storm from
+    the entire drainage area which will discharge to the basin during development
+    conditions". The construction cover, flow path and drainage area each stood in from
+    the post-development cover, its flow path and the site's area. Without any of them the
+    area required is unknown, and the finding says which input is missing."""
+    rid = "deerfield.31.06.3.B.area"
+    r = review(SAMPLES / "deerfield_larger_site", with_terrain=False)
+    assert _finding(r, rid)["status"] == "pass"
+    assert _finding(r, rid)["measured"] == pytest.approx(11_268, abs=1)  # hand-worked
+    gone = review(_sample(tmp_path, "deerfield_larger_site", (drop, "")), with_terrain=False)
+    found = _finding(gone, rid)
+    assert found["status"] == "needs_info"
+    assert found["measured"] is None
+    assert why in found["message"]
+
+
+def test_a_basin_big_enough_only_on_the_finished_site_fails(tmp_path):
+    """The same 31.06(3)(B) words: an 11,000 sq ft basin is more than the 10,796 sq ft the
+    post-development flow path gave (Tc 0.147 h) and less than the 11,268 sq ft the graded
+    site needs (Tc 0.130 h, hand-worked in test_handworked_samples.py): fail."""
+    sub = _sample(tmp_path, "deerfield_larger_site", ("area_sqft = 12000.0", "area_sqft = 11000.0"))
+    found = _finding(review(sub, with_terrain=False), "deerfield.31.06.3.B.area")
+    assert found["status"] == "fail"
+    assert found["measured"] == pytest.approx(11_268, abs=1)
+
+
+def test_peak_rate_is_compared_during_disturbance_too(tmp_path):
+    """Issue 22: Deerfield 31.06(3)(C)1: "The peak rate of runoff leaving the site during or
+    after disturbance of the land shall not exceed that of the pre or undisturbed
+    condition". A larger site whose routed outflow after development is below the
+    pre-development peak, and which holds nothing back while graded (no basin, no
+    detention), fails on its construction peak: TR-55 1-yr 14.09 cfs against 7.39 before."""
+    sub = _sample(
+        tmp_path,
+        "deerfield_larger_site",
+        ('detention = "wet detention basin (the project description)"\n', ""),
+        (
+            "drainage_area_acres = 8.9\n",
+            "drainage_area_acres = 8.9\n"
+            "routed_peak_cfs = { 1yr = 7.0, 2yr = 10.0, 10yr = 20.0, 100yr = 42.0 }\n"
+            'routed_source = "outlet structure design, sheet C-5"\n',
+        ),
+    )
+    text = (sub / "submission.toml").read_text()
+    (sub / "submission.toml").write_text(text[: text.index("[[basins]]")])
+    r = review(sub, with_terrain=False)
+    peaks = r.to_dict()["engineering"]["peak_flow_cfs"]["1yr"]
+    assert peaks["post_routed"] < peaks["pre"] < peaks["construction"]
+    found = _finding(r, "deerfield.31.06.3.C.1.a")
+    assert found["status"] == "fail"
+    assert found["measured"] == pytest.approx(peaks["construction"] - peaks["pre"], abs=1e-3)
+    assert found["measured"] == pytest.approx(14.09 - 7.39, abs=0.01)
+    assert "during or after disturbance" in found["message"]
+    # With the graded site's own routed outflow below the pre-development peak: pass.
+    (sub / "submission.toml").write_text(
+        text[: text.index("[[basins]]")].replace(
+            'routed_source = "', 'routed_construction_peak_cfs = { 1yr = 7.2 }\nrouted_source = "'
+        )
+    )
+    found = _finding(review(sub, with_terrain=False), "deerfield.31.06.3.C.1.a")
+    assert found["status"] == "pass"

@@ -237,6 +237,10 @@ def test_basins_and_dewatering():
             "proposed": EXAMPLE_2_2,
             "construction": [{"cover": "newly_graded", "hsg": "C", "fraction": 1.0}],
             "tc_post_hr": 1.53,
+            # the construction condition's own Tc and the area draining to the basin: the
+            # post-development ones do not stand in (issue 22)
+            "tc_construction_hr": 1.53,
+            "drainage_area_acres": 10.0,
             "rainfall_in": {"5yr": 6.0},
             "rainfall_source": "test",
         },

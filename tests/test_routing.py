@@ -25,7 +25,12 @@ def _with_routed(tmp_path: Path, routed: str, source: str | None) -> Path:
     folder = tmp_path / "site"
     shutil.copytree(SAMPLE, folder)
     toml = folder / "submission.toml"
-    extra = f"routed_peak_cfs = {routed}\n" + (f'routed_source = "{source}"\n' if source else "")
+    # "during or after disturbance": the same routing through the pond, which also holds the
+    # graded site's runoff, declared for both conditions
+    extra = (
+        f"routed_peak_cfs = {routed}\nrouted_construction_peak_cfs = {routed}\n"
+        + (f'routed_source = "{source}"\n' if source else "")
+    )
     toml.write_text(toml.read_text().replace("[hydrology]\n", "[hydrology]\n" + extra, 1))
     return folder
 

@@ -76,11 +76,23 @@ _NO_STANDARD = "the ordinance sets no such standard"
 def required_sediment_basin(
     crit: Criteria, peak: PeakFn, inputs: EngineeringInputs
 ) -> tuple[dict[str, Any], float | None]:
-    """Required sediment-basin area at the design storm's peak during development."""
+    """Required sediment-basin area at the design storm's peak during development.
+
+    The peak is of the drainage area that discharges to the basins, declared as
+    ``hydrology.drainage_area_acres``: the site's own area is not it (land beyond the site
+    may drain to them), so without it the area required is unknown.
+    """
     q5: float | None = None
     q5_reason: str | None = _NO_STANDARD
     required: float | None = None
-    if crit.basin_storm is not None and crit.basin_settling_rate_gpd_per_sqft is not None:
+    if crit.basin_storm is None or crit.basin_settling_rate_gpd_per_sqft is None:
+        pass
+    elif inputs.hydrology.drainage_area_acres is None:
+        q5_reason = (
+            "the drainage area that discharges to the sediment basins "
+            "(hydrology.drainage_area_acres) is not given; the site's area is not it"
+        )
+    else:
         q5, q5_reason = peak(crit.basin_storm, "construction")
         required = (
             None if q5 is None else sd.basin_area_sqft(q5, crit.basin_settling_rate_gpd_per_sqft)

@@ -153,9 +153,9 @@ def evaluate(
     warnings.extend(soil.warnings)
 
     hyd = inputs.hydrology
-    peak, rainfall = _peaks(hyd, municipality, site_area_sqft, soils, crit, warnings)
+    peak, rainfall = _peaks(hyd, municipality, site_area_sqft, soils, warnings)
     peaks, reasons = peak.table((*REPORTED_STORMS, *crit.peak_storms))
-    runoff.routed_outflow(hyd, peaks, reasons, warnings)
+    runoff.routed_outflow(hyd, peaks, reasons, warnings, basins_declared=bool(inputs.basins))
     any_peak = any(v is not None for d in peaks.values() for v in d.values())
 
     sediment_basin, required = basins.required_sediment_basin(crit, peak, inputs)
@@ -187,14 +187,13 @@ def _peaks(
     municipality: str,
     site_area_sqft: float,
     soils: Sequence[SoilRow] | None,
-    crit: Criteria,
     warnings: list[str],
 ) -> tuple[runoff.Peaks, dict[str, Any]]:
     """The TR-55 peak calculator of the drainage area, and the rainfall it uses (report)."""
     area_acres = hyd.drainage_area_acres or float(site_area_sqft) / SQFT_PER_ACRE
     depths, sources, config_source, rain_reason = runoff.rainfall_depths_in(hyd, municipality)
     cn, cn_reason, tc, tc_reason = runoff.curve_numbers_and_tc(
-        hyd, area_acres, runoff.hsg_shares(soils), depths.get(SHEET_FLOW_STORM), crit, warnings
+        hyd, area_acres, runoff.hsg_shares(soils), depths.get(SHEET_FLOW_STORM), warnings
     )
     peak = runoff.Peaks(
         area_sqmi=sqft_to_sqmi(area_acres * SQFT_PER_ACRE),

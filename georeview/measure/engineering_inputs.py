@@ -237,6 +237,8 @@ class HydrologySpec(StrictModel):
     tc_construction_hr: Positive | None = None
     flow_path_pre: Annotated[tuple[FlowSegmentSpec, ...], Field(strict=False)] = ()
     flow_path_post: Annotated[tuple[FlowSegmentSpec, ...], Field(strict=False)] = ()
+    #: The flow path while the site is disturbed (graded ground, before pavement and pipes).
+    flow_path_construction: Annotated[tuple[FlowSegmentSpec, ...], Field(strict=False)] = ()
     pond_swamp_pct: NonNeg = 0.0
     drainage_area_acres: Positive | None = None
     rainfall_in: dict[StormKey, Positive] = Field(default_factory=dict)
@@ -244,6 +246,9 @@ class HydrologySpec(StrictModel):
     #: Peak outflow after the proposed runoff controls (detention routing by the
     #: applicant's engineer; TR-55's graphical method does not route), cfs per storm.
     routed_peak_cfs: dict[StormKey, NonNeg] = Field(default_factory=dict)
+    #: Peak outflow while the site is disturbed, after its sediment basins or detention
+    #: (the applicant's routing), cfs per storm.
+    routed_construction_peak_cfs: dict[StormKey, NonNeg] = Field(default_factory=dict)
     routed_source: str | None = None
     #: Where the plan describes detention of the runoff (pond, basin, storage; e.g.
     #: "wet detention basin DB-1, sheet C-4"). The peak leaving such a site is the routed
@@ -255,9 +260,10 @@ class HydrologySpec(StrictModel):
     def _sources(self) -> HydrologySpec:
         if self.rainfall_in and not self.rainfall_source:
             raise ValueError("rainfall_in needs rainfall_source (e.g. NOAA Atlas 14 PFDS point)")
-        if self.routed_peak_cfs and not self.routed_source:
+        if (self.routed_peak_cfs or self.routed_construction_peak_cfs) and not self.routed_source:
             raise ValueError(
-                "routed_peak_cfs needs routed_source (e.g. the detention design and its model)"
+                "routed_peak_cfs and routed_construction_peak_cfs need routed_source (e.g. the "
+                "detention design and its model)"
             )
         return self
 

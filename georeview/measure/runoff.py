@@ -15,7 +15,6 @@ from typing import Any
 
 from georeview import hydrology as hy
 from georeview.errors import InputError
-from georeview.measure.engineering_criteria import Criteria
 from georeview.measure.engineering_inputs import CoverPart, FlowSegmentSpec, HydrologySpec
 from georeview.measure.erosion import SoilRow
 
@@ -108,7 +107,9 @@ def _tc(
     if declared is not None:
         return declared, None
     if not path:
-        return None, f"no time of concentration for {label} conditions (tc_{label}_hr or flow path)"
+        return None, (
+            f"no time of concentration for {label} conditions (tc_{label}_hr or flow_path_{label})"
+        )
     try:
         return hy.tc_hr([seg.segment(p2) for seg in path]), None
     except InputError as exc:
@@ -120,13 +121,15 @@ def curve_numbers_and_tc(
     area_acres: float,
     shares: dict[str, float] | None,
     p2_in: float | None,
-    crit: Criteria,
     warnings: list[str],
 ) -> tuple[Values, Reasons, Values, Reasons]:
     """Composite curve numbers and times of concentration before, during and after development.
 
-    Returns ``(cn, cn_reason, tc, tc_reason)`` keyed ``pre``, ``post`` and ``construction``
-    (construction takes the proposed cover and flow path when none is declared).
+    Returns ``(cn, cn_reason, tc, tc_reason)`` keyed ``pre``, ``post`` and ``construction``.
+    The construction condition has its own cover (``construction``) and flow path
+    (``tc_construction_hr`` or ``flow_path_construction``) or none: the proposed cover and
+    path are not it (graded bare ground runs off faster than a finished lawn, slower than
+    pavement), so a peak "during development" without them is unknown, never a stand-in.
     """
     cn: dict[str, float | None] = {}
     cn_reason: dict[str, str | None] = {}
@@ -139,22 +142,19 @@ def curve_numbers_and_tc(
             hyd.construction, area_acres, shares, "construction", warnings
         )
     else:
-        cn["construction"], cn_reason["construction"] = cn["post"], cn_reason["post"]
-        if cn["post"] is not None and crit.basin_storm:
-            warnings.append(
-                f"no hydrology.construction cover table: the {crit.basin_storm} peak for "
-                f"sediment basins ({crit.basin_citation}, 'during development conditions') uses "
-                "the proposed cover"
-            )
+        cn["construction"] = None
+        cn_reason["construction"] = (
+            "no hydrology.construction cover table (the cover while the site is disturbed, "
+            "e.g. newly_graded)"
+        )
     p2 = p2_in
     tc: dict[str, float | None] = {}
     tc_reason: dict[str, str | None] = {}
     tc["pre"], tc_reason["pre"] = _tc(hyd.tc_pre_hr, hyd.flow_path_pre, p2, "pre")
     tc["post"], tc_reason["post"] = _tc(hyd.tc_post_hr, hyd.flow_path_post, p2, "post")
-    if hyd.tc_construction_hr is not None:
-        tc["construction"], tc_reason["construction"] = hyd.tc_construction_hr, None
-    else:
-        tc["construction"], tc_reason["construction"] = tc["post"], tc_reason["post"]
+    tc["construction"], tc_reason["construction"] = _tc(
+        hyd.tc_construction_hr, hyd.flow_path_construction, p2, "construction"
+    )
 
     return cn, cn_reason, tc, tc_reason
 
@@ -164,21 +164,41 @@ def routed_outflow(
     peaks: dict[str, dict[str, float | None]],
     reasons: dict[str, dict[str, str | None]],
     warnings: list[str],
+    *,
+    basins_declared: bool = False,
 ) -> None:
-    """Add the declared routed outflows; with detention and no routing, the peak is unknown."""
+    """Add the declared routed outflows; with detention and no routing, the peak is unknown.
+
+    After development that is ``post_routed``; during construction ``construction_routed``,
+    unknown without ``routed_construction_peak_cfs`` where basins or detention hold the
+    runoff of the disturbed site (TR-55's unrouted construction peak is not what leaves it).
+    """
     routed = {str(k): float(v) for k, v in hyd.routed_peak_cfs.items()}
     for key, q in routed.items():
         if key in peaks:
             # What leaves the site after the controls: what a peak-rate standard compares.
             peaks[key]["post_routed"] = q
             reasons[key]["post_routed"] = None
+    during = {str(k): float(v) for k, v in hyd.routed_construction_peak_cfs.items()}
+    for key, q in during.items():
+        if key in peaks:
+            peaks[key]["construction_routed"] = q
+            reasons[key]["construction_routed"] = None
+    if hyd.detention or basins_declared:
+        for key in (s for s in peaks if s not in during):
+            peaks[key]["construction_routed"] = None
+            reasons[key]["construction_routed"] = (
+                # TR-55 does not route: what leaves a basin is the applicant's routing
+                "the routed outflow of the basins or detention while the site is disturbed "
+                "(routed_construction_peak_cfs)"
+            )
     if hyd.detention:
         unrouted = [s for s in peaks if s not in routed]
         for key in unrouted:
             peaks[key]["post_routed"] = None
             reasons[key]["post_routed"] = (
-                f"the plan describes detention ({hyd.detention}): the peak leaving the site is "
-                "its routed outflow, which TR-55 does not compute; give routed_peak_cfs"
+                f"the routed outflow after development of the detention the plan describes "
+                f"({hyd.detention}) (routed_peak_cfs)"
             )
         if unrouted:
             warnings.append(
@@ -253,11 +273,11 @@ class Peaks:
     def table(
         self, storms: Sequence[str]
     ) -> tuple[dict[str, dict[str, float | None]], dict[str, dict[str, str | None]]]:
-        """Pre- and post-development peaks of each of *storms*, and the reason of each None."""
+        """Peaks before, after and during development of each of *storms*, and why a None."""
         peaks: dict[str, dict[str, float | None]] = {}
         reasons: dict[str, dict[str, str | None]] = {}
         for storm in dict.fromkeys(storms):
             peaks[storm], reasons[storm] = {}, {}
-            for cond in ("pre", "post"):
+            for cond in ("pre", "post", "construction"):
                 peaks[storm][cond], reasons[storm][cond] = self(storm, cond)
         return peaks, reasons

@@ -100,17 +100,22 @@ def engineering_facts(eng: Any) -> dict[str, Any]:
         ),
         "sediment_basin.ok": eng.sediment_basin.get("ok"),
         "sediment_basin.required_area_sqft": eng.sediment_basin.get("required_area_sqft"),
+        "sediment_basin.reason": eng.sediment_basin.get("reason"),
         "dewatering.required_area_sqft": eng.dewatering.get("required_area_sqft"),
         "basins.max_unfenced_depth_ft": eng.max_unfenced_depth_ft,
         "basins.declared_count": eng.basins_declared,
     }
     peaks = eng.peak_flow_cfs or {}
     for storm, q in peaks.items():
-        # After the controls when the applicant routed the outflow; else TR-55's post peak.
+        # "leaving the site during or after disturbance": the larger rise of the two, each
+        # after the controls when the applicant routed it, else TR-55's own peak.
         pre = q.get("pre")
         post = q.get("post_routed", q.get("post"))
+        during = q.get("construction_routed", q.get("construction"))
         facts[f"peak.{storm}.increase_cfs"] = (
-            None if pre is None or post is None else round(post - pre, 3)
+            None
+            if pre is None or post is None or during is None
+            else round(max(post, during) - pre, 3)
         )
     for kind in ("sediment", "dewatering"):
         checks = [c for c in eng.basin_checks if c["kind"] == kind]

@@ -76,6 +76,8 @@ def plain(text: str | None) -> tuple[str, list[str]]:
     --------
     >>> plain("The plan gives it (plan.maintenance).")
     ('The plan gives it.', ['plan.maintenance'])
+    >>> plain("The peak is unknown: see engineering.peak_flow_reasons.")[0]
+    'The peak is unknown.'
     """
     if not text:
         return "", []
@@ -110,6 +112,8 @@ def plain(text: str | None) -> tuple[str, list[str]]:
     # A lone snake_case name left in a sentence reads as words.
     prose = _SNAKE.sub(lambda m: m.group(0).replace("_", " "), prose)
     prose = re.sub(r"\s+([.,;:])", r"\1", prose)
+    # A clause dropped before the full stop leaves its colon behind ("unknown:.").
+    prose = re.sub(r"[;:,]+\.", ".", prose)
     prose = re.sub(r"\s{2,}", " ", prose).strip()
     prose = re.sub(r"[;:,]\s*$", ".", prose)
     return prose, tech

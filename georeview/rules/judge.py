@@ -414,7 +414,12 @@ def _finding(
     """The words of one rule's finding, from its status and the record's facts."""
     shown = rule.measure or rule.fact
     measured = facts.get(shown) if shown else None
-    kw = {"measured": measured, "limit": rule.limit, "units": rule.units or ""}
+    kw = {
+        "measured": measured,
+        "limit": rule.limit,
+        "units": rule.units or "",
+        "reason": (facts.get(rule.reason) if rule.reason else None) or "not given",
+    }
     if rule.kind in ("exemption", "trigger", "classify"):
         template = {True: rule.message_pass, False: rule.message_fail, None: rule.message_unknown}[
             applies
@@ -501,7 +506,11 @@ def condition_words(cond: Condition | None) -> str:
         return "always"
     if cond.all or cond.any:
         parts, joint = (cond.all, " and ") if cond.all else (cond.any, " or ")
-        return joint.join(condition_words(c) for c in parts or ())
+        # a combination inside another is bracketed: "a and (b or c)"
+        return joint.join(
+            f"({condition_words(c)})" if c.all or c.any else condition_words(c)
+            for c in parts or ()
+        )
     if cond.not_ is not None:
         return f"not ({condition_words(cond.not_)})"
     known = registry().get(cond.fact or "")
@@ -513,7 +522,7 @@ def condition_words(cond: Condition | None) -> str:
     if op == "is_false":
         return f"not {name}"
     if op == "present":
-        return f"{name} is given"
+        return f"it is known whether {name}"
     words = {"==": "is", "!=": "is not", "contains": "includes", "contains_any": "includes any of"}
     value = ", ".join(map(_show, cond.value)) if isinstance(cond.value, list) else _show(cond.value)
     return f"{name} {words.get(op, op)} {value}"

@@ -115,7 +115,10 @@ class Rule(StrictModel):
     units: str | None = None
     #: For required: the fact that says the item is there.
     fact: str | None = None
-    #: Messages; ``{measured}``, ``{limit}`` and ``{units}`` are filled in.
+    #: For limit/required: a text fact that says why the verdict's fact is unknown (the
+    #: engine's own reason); it fills ``{reason}`` in the messages.
+    reason: str | None = None
+    #: Messages; ``{measured}``, ``{limit}``, ``{units}`` and ``{reason}`` are filled in.
     message_pass: str = ""
     message_fail: str = ""
     message_unknown: str = ""
@@ -128,7 +131,7 @@ class Rule(StrictModel):
 
     def facts(self) -> set[str]:
         """Every fact name the rule reads."""
-        out = {n for n in (self.measure, self.fact) if n}
+        out = {n for n in (self.measure, self.fact, self.reason) if n}
         conds = (self.when, self.applies_when, *(k.when for k in self.caveats))
         for c in (*conds, self.escape.when if self.escape else None):
             if c is not None:
