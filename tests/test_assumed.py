@@ -8,6 +8,7 @@ Ordinance texts: /work/shared/ordinances/ (Somers ch. 17, Deerfield ch. 31).
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from _build import deerfield_layers
 from georeview.errors import ConfigError
 from georeview.measure import jurisdiction as jur
 from georeview.pipeline.review import review
+from georeview.report import render_html
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_sites"
@@ -75,6 +77,12 @@ def test_no_neighbours_layer_leaves_the_extraterritorial_area_undetermined(tmp_p
     assert "neighbours" in reach["message"]
     assert r.judgement.regulated is None
     assert r.to_dict()["jurisdiction"]["status"] == "undetermined"
+    # The page says which shares are not determined (it raised on the null shares before).
+    page = re.sub(r"\s+", " ", render_html(r.to_dict(), map_file=None))
+    assert (
+        "Jurisdiction: <strong>undetermined</strong> near Village of Deerfield "
+        "(extraterritorial share not determined, outside share not determined)" in page
+    )
 
 
 def test_a_city_near_the_village_without_a_class_is_an_error(tmp_path):

@@ -75,11 +75,53 @@ def test_deerfield_minor_fee(paid, amount, status):
 )
 def test_deerfield_security_125_percent(cost, security):
     # 31.12(2)(A): "an irrevocable letter of credit, certificate of deposit or certified check ...
-    # in an amount equal to 125% of the estimated cost of all required control measures"
-    items = _items(money("deerfield", category="major", control_cost_usd=cost))
+    # in an amount equal to 125% of the estimated cost of all required control measures as
+    # determined by the Village Engineer": due on the Village Engineer's estimate.
+    decided = {"village.control_cost_usd": cost}
+    items = _items(money("deerfield", category="major", decided=decided))
     assert items["security"].amount_usd == security  # exact to the cent
     assert items["security"].status == "due"
     assert items["security"].citation == "Deerfield 31.12(2)(A)"
+    assert "the Village's estimate" in items["security"].note
+
+
+def test_deerfield_security_on_the_applicants_estimate_is_provisional():
+    # "... as determined by the Village Engineer": the applicant's own estimate gives the
+    # amount to expect (1.25 x 10,000 = 12,500.00), never the amount due; the Village
+    # Engineer's estimate, once recorded, replaces it (1.25 x 11,200 = 14,000.00).
+    own = _items(money("deerfield", category="major", control_cost_usd=10_000))["security"]
+    assert own.status == "needs_info"
+    assert own.amount_usd == 12_500.00
+    assert own.fact_value is None  # the security rule does not quote it as due
+    assert "Provisional" in own.note
+    assert "village.control_cost_usd" in own.note
+    both = money(
+        "deerfield",
+        category="major",
+        control_cost_usd=10_000,
+        decided={"village.control_cost_usd": 11_200},
+    )
+    assert _items(both)["security"].amount_usd == 14_000.00
+    assert _items(both)["security"].status == "due"
+
+
+def test_village_activity_needs_no_permit_or_fees():
+    # 31.08(2): "Before the Village of Deerfield ... commence any land disturbance ... there
+    # shall be an approved control plan in place. No permit or fees are required for
+    # Village activity." The Village records it; the applicant cannot claim it.
+    village = {"village.village_activity": True}
+    items = _items(
+        money("deerfield", category="major", control_cost_usd=10_000, decided=village)
+    )
+    for key in ("application_fee", "engineering_legal_fees", "security"):
+        assert items[key].status == "waived", key
+        assert items[key].amount_usd == 0.0
+        assert "Deerfield 31.08(2)" in items[key].note
+    assert items["forfeiture_major"].status == "range"  # violations still carry forfeitures
+    private = _items(
+        money("deerfield", category="major", decided={"village.village_activity": False})
+    )
+    assert private["application_fee"].status in ("due", "needs_info")
 
 
 def test_deerfield_security_without_cost_needs_info():

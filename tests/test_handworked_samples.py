@@ -197,11 +197,10 @@ def somers_applies(reach: str, acres: float, sqft: float) -> list[E]:
         # upon which one or more land disturbing construction activities occur"): any
         # disturbed area > 0 sq ft is one; the value is the hand-worked disturbed area.
         E("somers.17.04.A.1", "§ 17.04(A)(1), § 17.05(F)", "pass", sqft),
-        # 17.04(A)(3) "as determined by the Village Administrator": no determinations.toml
-        # beside the sample, so the Administrator's determination is unknown: needs_info (issue
-        # 12 item 4). Interpretation noted: the site is already regulated under (A)(1), so the
-        # answer changes no other finding here; it is asked because it is the Village's call.
-        E("somers.17.04.A.3", "§ 17.04(A)(3)", "needs_info"),
+        # 17.04(A)(3) "as determined by the Village Administrator": no determination is on
+        # file, but the site is already regulated under (A)(1), so the answer could change
+        # nothing: not asked, shown as not needed (issue 22 item 7).
+        E("somers.17.04.A.3", "§ 17.04(A)(3)", "not_applicable"),
     ]
 
 
@@ -441,7 +440,8 @@ def test_somers_village_small(reports):
         ],
     )
     assert r["classification"]["category"] == "minor"
-    assert r["summary"]["counts"] == {"pass": 34, "fail": 0, "needs_info": 1, "not_applicable": 67}
+    # 17.04(A)(3) is not needed (the site is regulated under (A)(1)): nothing needs info.
+    assert r["summary"]["counts"] == {"pass": 34, "fail": 0, "needs_info": 0, "not_applicable": 68}
 
 
 def test_somers_complete_plan(reports):
@@ -459,10 +459,9 @@ def test_somers_complete_plan(reports):
             *somers_major(h, soil_loss=somers_usle("somers_complete_plan"), over_limit=False),
         ],
     )
-    # "complete": the only needs_info is the Administrator's 17.04(A)(3) determination
-    # (a trigger, not a compliance finding), and nothing fails.
+    # "complete": nothing needs information and nothing fails.
     needs = [f["rule_id"] for f in r["findings"] if f["status"] in ("needs_info", "fail")]
-    assert needs == ["somers.17.04.A.3"]
+    assert needs == []
     # 17.10(B)(4)(h) "within 1/4 mile downstream": the site (x 692485-692615 m) is 1,000.66 ft
     # (305.0 m) in a straight line from wetland WWI30S00002; measured from the site's edge
     # to the wetland the flow path is no shorter. (Centre to centre it was 951.4 ft: the
@@ -596,7 +595,26 @@ def test_somers_deadlines_by_hand(reports):
 # --------------------------------------------------------------------------- Deerfield blocks
 
 
-def deerfield_common(h: dict[str, float], reach: str, cost_usd: float) -> list[E]:
+@pytest.mark.parametrize(
+    ("name", "cost_usd", "security_usd"),
+    [
+        ("deerfield_larger_site", 64_000, 80_000.00),  # 1.25 x 64,000
+        ("deerfield_etj_subdivision", 52_000, 65_000.00),  # 1.25 x 52,000
+        ("deerfield_wetland_floodplain", 16_000, 20_000.00),  # 1.25 x 16,000
+        ("deerfield_major_commercial", 18_000, 22_500.00),  # 1.25 x 18,000
+    ],
+)
+def test_deerfield_security_on_the_applicants_estimate(reports, name, cost_usd, security_usd):
+    # 31.12(2)(A) "125% of the estimated cost of all required control measures as
+    # determined by the Village Engineer": the sample's own estimate gives the provisional
+    # amount; with no Village estimate on file it is not yet due.
+    assert submission(name)["activity"]["control_cost_usd"] == cost_usd
+    fees = {i["id"]: i for i in reports(name)["fees"]["items"]}
+    assert fees["security"]["amount_usd"] == security_usd
+    assert fees["security"]["status"] == "needs_info"
+
+
+def deerfield_common(h: dict[str, float], reach: str) -> list[E]:
     """Findings whose status is the same on every regulated major Deerfield sample here."""
     return [
         # 31.03(1) "applies to all land disturbing ... activities occurring within the
@@ -642,8 +660,12 @@ def deerfield_common(h: dict[str, float], reach: str, cost_usd: float) -> list[E
         E("deerfield.31.11", "§ 31.11", "pass", 35.0),
         E("deerfield.31.12.1", "§ 31.12(1)", "pass"),
         # 31.12(2)(A) "an amount equal to 125% of the estimated cost of all required control
-        # measures": 1.25 x activity.control_cost_usd.
-        E("deerfield.31.12.2.A", "§ 31.12(2)(A)", "pass", 1.25 * cost_usd),
+        # measures as determined by the Village Engineer": no Village estimate is on file, so
+        # the amount is for the Village (needs_info); the fees table shows 1.25 x the
+        # applicant's activity.control_cost_usd as provisional (test_deerfield_security_*).
+        E("deerfield.31.12.2.A", "§ 31.12(2)(A)", "needs_info"),
+        # 31.08(2) Village activity: not recorded as the Village's own: n/a.
+        E("deerfield.31.08.2", "§ 31.08(2)", "not_applicable"),
         E("deerfield.31.14.3", "§ 31.14(3)", "pass"),
         # 31.08(1) "without receiving prior Village approval": 30 days after March 31 is
         # April 30 (31.10(1)), before the May 5 start: pass.
@@ -777,7 +799,7 @@ def test_deerfield_larger_site(reports):
     check_findings(
         r,
         [
-            *deerfield_common(h, "village", 64_000),
+            *deerfield_common(h, "village"),
             # 31.06(1)(A) CSM/plat approval: none; (D) "400 cubic yards or more": 9,500 cu yd;
             # (E) no road work; (F) "300 feet or more" of pipe: 900 ft.
             E("deerfield.31.06.1.A", "§ 31.06(1)(A)", "pass"),
@@ -825,7 +847,7 @@ def test_deerfield_etj_subdivision(reports):
     check_findings(
         r,
         [
-            *deerfield_common(h, "extraterritorial", 52_000),
+            *deerfield_common(h, "extraterritorial"),
             # 31.06(1)(A) "sites requiring ... subdivision or land division plat approval":
             # a subdivision of 8 lots: met. (D) 6,000 >= 400 cu yd; (E) "any street ...
             # construction": kinds includes road; (F) 1,400 >= 300 ft of pipe.
@@ -865,7 +887,7 @@ def test_deerfield_wetland_floodplain(reports):
     check_findings(
         r,
         [
-            *deerfield_common(h, "village", 16_000),
+            *deerfield_common(h, "village"),
             E("deerfield.31.06.1.A", "§ 31.06(1)(A)", "pass"),
             # (D) 900 >= 400 cu yd; (F) 320 >= 300 ft of pipe.
             E("deerfield.31.06.1.D", "§ 31.06(1)(D)", "pass", 900.0),

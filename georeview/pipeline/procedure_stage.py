@@ -32,6 +32,7 @@ def procedure(
         control_cost_usd=act.control_cost_usd,
         plat_fee_paid=act.plat_fee_paid,
         building_permit_fee_paid=act.building_permit_fee_paid,
+        decided={k: v for k, v in (facts or {}).items() if k.startswith("village.")},
     )
     # money.toml names the fact each item's amount gives (``fact``): the item that applies
     # to the category gives it, whatever its id in that municipality.

@@ -12,7 +12,10 @@ All amounts, percentages, waivers and citations are data in each municipality's
     An amount the ordinance leaves to actual costs (no number to compute);
     ``interest_percent_per_year`` is the interest the ordinance adds to it.
 ``percent_of_control_cost``
-    A percent of the estimated cost of the control measures.
+    A percent of the estimated cost of the control measures. ``determined_by`` names the
+    Village's fact that holds the estimate the ordinance rests it on (the Village
+    Engineer's); until it is recorded, the amount on the applicant's estimate is shown
+    as provisional (``needs_info``), never as due.
 ``forfeiture_per_day``
     A range ``min_usd``..``max_usd`` per offence, each day a separate offence.
 ``discretionary``
@@ -23,12 +26,17 @@ All amounts, percentages, waivers and citations are data in each municipality's
 words, shown in the report; ``fact``: the fact (fact registry) whose value the item's amount
 is, read by the ordinance's rules (``fees.application_usd``), so no item id is looked up in
 code.
+
+A top-level ``[waiver]`` (``fact``, ``kinds``, ``citation``, ``quote``) waives every item of
+those kinds when the Village's fact is true (the Village's own activity, which needs no
+permit or fees).
 """
 
 from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -150,7 +158,12 @@ def _check_cost(control_cost_usd: float | None) -> Decimal | None:
     return Decimal(str(control_cost_usd))
 
 
-def _item(spec: dict[str, Any], facts: dict[str, Any], cost: Decimal | None) -> MoneyItem:
+def _item(
+    spec: dict[str, Any],
+    facts: dict[str, Any],
+    cost: Decimal | None,
+    decided: Mapping[str, Any],
+) -> MoneyItem:
     """Turn one configured money rule into a report line."""
     kind = spec["kind"]
     common = {
@@ -189,21 +202,7 @@ def _item(spec: dict[str, Any], facts: dict[str, Any], cost: Decimal | None) -> 
     if kind == "discretionary":
         return MoneyItem(**common, amount_usd=None, status="discretionary", note=note)
     if kind == "percent_of_control_cost":
-        percent = Decimal(str(spec["percent"]))
-        if cost is None:
-            return MoneyItem(
-                **common,
-                amount_usd=None,
-                status="needs_info",
-                note=f"{note} Give the estimated control-measure cost to compute it.",
-            )
-        amount = _usd(cost * percent / 100)
-        return MoneyItem(
-            **common,
-            amount_usd=amount,
-            status="due",
-            note=f"{note} {percent}% of ${_usd(cost):,.2f} = ${amount:,.2f}.",
-        )
+        return _percent_item(spec, common, note, cost, decided)
     if kind == "forfeiture_per_day":
         return MoneyItem(
             **common,
@@ -220,6 +219,59 @@ def _item(spec: dict[str, Any], facts: dict[str, Any], cost: Decimal | None) -> 
     )
 
 
+def _percent_item(
+    spec: dict[str, Any],
+    common: dict[str, Any],
+    note: str,
+    cost: Decimal | None,
+    decided: Mapping[str, Any],
+) -> MoneyItem:
+    """A percent of the control cost: on the Village's estimate, or provisional."""
+    percent = Decimal(str(spec["percent"]))
+    by = spec.get("determined_by")
+    village_cost = _check_cost(decided.get(by)) if by else None
+    if village_cost is not None:
+        amount = _usd(village_cost * percent / 100)
+        return MoneyItem(
+            **common,
+            amount_usd=amount,
+            status="due",
+            note=f"{note} {percent}% of the Village's estimate ${_usd(village_cost):,.2f} "
+            f"= ${amount:,.2f}.",
+        )
+    if cost is None:
+        return MoneyItem(
+            **common,
+            amount_usd=None,
+            status="needs_info",
+            note=f"{note} Give the estimated control-measure cost to compute it.",
+        )
+    amount = _usd(cost * percent / 100)
+    if by is None:
+        return MoneyItem(
+            **common,
+            amount_usd=amount,
+            status="due",
+            note=f"{note} {percent}% of ${_usd(cost):,.2f} = ${amount:,.2f}.",
+        )
+    return MoneyItem(
+        **common,
+        amount_usd=amount,
+        status="needs_info",
+        note=f"{note} Provisional: {percent}% of the applicant's estimate ${_usd(cost):,.2f} "
+        f"= ${amount:,.2f}; the amount is set on the Village's estimate ({by}), not yet "
+        "recorded.",
+    )
+
+
+def _waived(item: MoneyItem, waiver: Mapping[str, Any], spec: Mapping[str, Any]) -> MoneyItem:
+    """The item waived by the money table's ``[waiver]`` (the Village's own activity)."""
+    if spec["kind"] not in waiver.get("kinds", ()):
+        return item
+    why = f"Waived ({waiver['citation']}): \u201c{waiver['quote']}\u201d"
+    return replace(item, amount_usd=0.0, status="waived", note=f"{why} {item.note}".strip())
+
+
 def money(
     municipality: str,
     *,
@@ -227,6 +279,7 @@ def money(
     control_cost_usd: float | None = None,
     plat_fee_paid: bool | None = None,
     building_permit_fee_paid: bool | None = None,
+    decided: Mapping[str, Any] | None = None,
 ) -> MoneyResult:
     """List the fees, security, appeal fees and forfeiture ranges of a permit.
 
@@ -243,6 +296,9 @@ def money(
         Plat or certified survey map review fees paid for the same project (31.11(1) waiver).
     building_permit_fee_paid : bool, optional
         Building permit fee paid for the same activity (31.11(2) waiver).
+    decided : mapping, optional
+        The Village's determinations (``village.*`` facts): the control-cost estimate an
+        item is ``determined_by``, and the fact of the table's ``[waiver]``.
 
     Returns
     -------
@@ -262,10 +318,14 @@ def money(
     listed = for_category(spec_table.get("items", []), category)
     cost = _check_cost(control_cost_usd)
     facts = {"plat_fee_paid": plat_fee_paid, "building_permit_fee_paid": building_permit_fee_paid}
+    decided = decided or {}
+    waiver = spec_table.get("waiver") or {}
     items = []
     for spec, only in listed:
-        item = _item(spec, facts, cost)
-        if only:
+        item = _item(spec, facts, cost, decided)
+        if waiver and decided.get(waiver["fact"]) is True:
+            item = _waived(item, waiver, spec)
+        if only and item.status != "waived":
             item = replace(
                 item,
                 name=only_for(item.name, only),

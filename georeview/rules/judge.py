@@ -147,10 +147,13 @@ def verdicts(ordinance: Ordinance, facts: Facts | pd.DataFrame) -> Verdicts:
     facts.set("classification.regulated", _tri_column(regulated))
     not_reg = regulated.false
     # A trigger of a site the ordinance does not reach, or exempts, decides nothing: it
-    # asks nothing either (a trigger only the Village can decide included).
+    # asks nothing either (a trigger only the Village can decide included). Nor does one
+    # still open while another trigger already brings the site under the ordinance.
     moot = reached.false | exempt.true
     for rule in _of_kind(ordinance, "trigger"):
-        codes[rule.id][moot & ~applies[rule.id].true] = _NOT_APPLICABLE
+        v = applies[rule.id]
+        codes[rule.id][moot & ~v.true] = _NOT_APPLICABLE
+        codes[rule.id][regulated.true & ~v.known] = _NOT_APPLICABLE
     flags: dict[str, Tri] = {}
     for rule in _of_kind(ordinance, "classify"):
         v = evaluate_frame(rule.when, facts)
@@ -247,7 +250,11 @@ def _standard(rule: Rule, facts: Facts, not_reg: np.ndarray) -> tuple[Tri, np.nd
         decided = res.known & applies.true
         code[decided] = np.where(res.value[decided], _PASS, _FAIL)
         if rule.escape is not None:
-            _escape(code, evaluate_frame(rule.escape.when, facts))
+            way_out = evaluate_frame(rule.escape.when, facts)
+            _escape(code, way_out)
+            if rule.escape.stands_alone:
+                # another measure the text accepts meets it, whatever the standard's own
+                code[applies.true & way_out.true] = _PASS
     code[applies.false | not_reg] = _NOT_APPLICABLE
     applies = Tri(applies.value & ~not_reg, applies.known | not_reg)
     return applies, code
@@ -335,7 +342,26 @@ def _show(v: Any) -> str:
 
 def _fmt(template: str, **kw: Any) -> str:
     """Fill a message template; numbers get thousands separators."""
-    return template.format(**{k: _show(v) for k, v in kw.items()})
+    shown = {k: _show(v) for k, v in kw.items()}
+    measured, limit = kw.get("measured"), kw.get("limit")
+    # bools are ints: a true/false fact is never a number shown beside a limit
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (measured, limit))
+    if numbers and measured != limit:
+        shown["measured"] = _apart(float(measured), float(limit), shown["measured"])  # type: ignore[arg-type]
+    return template.format(**shown)
+
+
+def _apart(measured: float, limit: float, shown: str) -> str:
+    """``measured`` with as many decimals as it takes not to read as ``limit``.
+
+    The verdict compares unrounded values: 399.6 cu yd is under 400, and must not be
+    shown as "400 cu yd ..., under 400 cu yd".
+    """
+    for places in range(1, 7):
+        if float(shown.replace(",", "")) != limit:
+            break
+        shown = f"{measured:,.{places}f}"
+    return shown
 
 
 def _reach_finding(ordinance: Ordinance, v: Verdicts, facts: Mapping[str, Any]) -> Finding:
@@ -425,7 +451,10 @@ def _finding(
             applies
         ]
         msg = _fmt(template or rule.title, **kw)
-        if status == "not_applicable":
+        moot = applies is None and facts.get("classification.regulated")
+        if status == "not_applicable" and moot:
+            msg = f"Not needed: the ordinance applies under another paragraph ({rule.title})."
+        elif status == "not_applicable":
             msg = f"Not regulated: {msg}"
     elif status == "not_applicable" and facts.get("classification.regulated") is False:
         msg = "Not applicable: the ordinance does not regulate this site."
@@ -533,9 +562,9 @@ def _escaped(rule: Rule, status: str, facts: Mapping[str, Any]) -> str | None:
     if rule.escape is None or status not in ("pass", "needs_info"):
         return None
     met = _met(rule, facts)
-    if met is not False:
-        return None  # met, or the measure itself is unknown: the rule's own words
     way_out = evaluate(rule.escape.when, facts)
+    if met is True or (met is None and not (rule.escape.stands_alone and way_out is True)):
+        return None  # met, or the measure itself is unknown: the rule's own words
     words = rule.escape.message_pass if way_out is True else rule.escape.message_unknown
     return f"{words} (\u201c{rule.escape.text}\u201d)"
 

@@ -82,12 +82,16 @@ class Escape(StrictModel):
     """A standard's own way out, in the text's words ("or to the maximum extent practicable").
 
     A limit or requirement not met still passes when ``when`` holds, and is needs_info
-    (for whoever decides ``when``) while that is unknown.
+    (for whoever decides ``when``) while that is unknown. A way out that is a measure of
+    its own ("basins or other appropriate control measures") has ``stands_alone``: when it
+    holds, the standard passes even while its own measure is unknown.
     """
 
     #: The ordinance's words that give the way out (quoted in the finding).
     text: str
     when: Condition
+    #: The way out meets the standard by itself, whatever the standard's own measure.
+    stands_alone: bool = False
     message_pass: str
     message_unknown: str
 
