@@ -19,7 +19,9 @@ tons/acre/year compared with the standard. The share of annual R in a phase is t
 phase's ``r_fraction`` when the submission declares it (e.g. from the WDNR tool's
 monthly erosion-index table); otherwise the fraction of the year the phase lasts
 (uniform erosivity), which is reported as a warning because Wisconsin's erosivity is
-concentrated in late spring and summer.
+concentrated in late spring and summer. That figure is an estimate only: the review
+(``georeview.pipeline.engineering_stage``) does not judge the standard on it, and the
+finding is needs_info until every phase gives its share.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ not support. The README table is written from the same list.
 from __future__ import annotations
 
 import argparse
+import calendar
 import datetime as dt
 import logging
 import math
@@ -492,9 +493,31 @@ def somers_soil_loss(
     return out
 
 
+#: Monthly shares of annual erosivity the sample applicants declare, January to December.
+#: ILLUSTRATIVE for the samples (late-spring and summer heavy, as Wisconsin's is), not a
+#: published table: a real plan takes them from the WDNR soil loss tool's EI table.
+SAMPLE_EI_MONTHS = (0.01, 0.01, 0.03, 0.06, 0.11, 0.19, 0.20, 0.18, 0.12, 0.06, 0.02, 0.01)
+SAMPLE_EI_SOURCE = "Illustrative monthly erosivity shares (sample_sites/README.md), by day"
+
+
+def r_share(start: dt.date, end: dt.date) -> float:
+    """The sample's share of annual erosivity from ``start`` to ``end`` (prorated by day)."""
+    days = [start + dt.timedelta(days=i) for i in range((end - start).days)]
+    month_days = {m: calendar.monthrange(2025, m)[1] for m in range(1, 13)}
+    total = sum(SAMPLE_EI_MONTHS[d.month - 1] / month_days[d.month] for d in days)
+    return round(total, 4)
+
+
 def phase(cover: str, start: tuple[int, int], end: tuple[int, int]) -> dict[str, Any]:
-    """A dated 2025 construction phase on a usle.toml cover."""
-    return {"cover": cover, "start": dt.date(2025, *start), "end": dt.date(2025, *end)}
+    """A dated 2025 construction phase on a usle.toml cover, with its share of annual R."""
+    first, last = dt.date(2025, *start), dt.date(2025, *end)
+    return {
+        "cover": cover,
+        "start": first,
+        "end": last,
+        "r_fraction": r_share(first, last),
+        "r_fraction_source": SAMPLE_EI_SOURCE,
+    }
 
 
 #: Practices every regulated sample shows (Somers 17.07(B)-(D), 17.08(C)(1), (C)(4), (D);
@@ -514,7 +537,10 @@ CONTROL_ITEMS: dict[str, Any] = {
     "perimeter_barriers": "Silt fence along the side- and downslope edges (Sheet C-3)",
     "channel_barriers": {"not_applicable": "no channel passes through the site"},
     "waste_disposal": "Covered dumpster; concrete washout area (Sheet C-6)",
-    "diversion": {"not_applicable": "no channelized runoff enters from adjacent areas"},
+    # 31.06(2)(D) "if practical, as determined by the Village Engineer": a not_applicable
+    # would be a request for the Village; the plan describes what it does instead
+    "diversion": "No channelized runoff from adjacent areas passes through the site; the "
+    "upslope edge is bermed (Sheet C-3)",
     "staging": "One area graded at a time; seeded before the next opens (Sheet C-2)",
     "stabilization": "Seed and mulch within 7 days of inactivity (Sheet C-3)",
     "permanent_stabilization": "Seed and erosion mat within 7 days of final grade",
@@ -1399,8 +1425,10 @@ Regulated sites also carry a `[plan]` table (a full Somers 17.10(B) plan, the De
 except where a sample is meant to show a gap (below). Every regulated sample's plan also shows
 the practices of the performance standards (Somers 17.07(B)-(D) under one acre, 17.08(C)(1),
 (C)(3), (C)(4), (D) from one acre) and of Deerfield's minimum standards (31.06(2)(B)-(G),
-31.06(3)(A)) in `[plan.bmps]` with the sheet that shows each (`dewatering`, `diversion` and
-`channel_barriers` are `{ not_applicable = "..." }` where the site has none), the design
+31.06(3)(A)) in `[plan.bmps]` with the sheet that shows each (`dewatering` and
+`channel_barriers` are `{ not_applicable = "..." }` where the site has none, which those
+paragraphs allow; where a text allows no exception, or leaves it to the Village, the plan
+describes the practice instead: see `allowance` in the ordinance folders), the design
 standards (`design_standards`, Somers 17.06, Deerfield 31.04), the date the controls go in
 (`plan.sequence.controls_install_date`, May 1, before the May 5 start) and the dated
 `stages` (no pause over 14 days, 17.07(D)(4), 17.08(D)(4)). The application date, March 31,
@@ -1416,9 +1444,11 @@ Engineering inputs, and what they are:
   disturbed area's longer side at its DEM mean slope, measured by this script) and
   `r_factor = 150` with the source "Dane County Erosion Control Manual value used as a
   regional proxy; Kenosha County R unconfirmed": usle.toml has no confirmed R for Somers.
-  K comes from the (synthetic) soils layer. No phase gives `r_fraction`, so the review
-  spreads erosivity evenly over the year and warns that a summer schedule may be
-  underestimated.
+  K comes from the (synthetic) soils layer. Each phase gives its `r_fraction` (share of annual
+  erosivity) from monthly shares that are **illustrative for the samples, not a published
+  table** (1, 1, 3, 6, 11, 19, 20, 18, 12, 6, 2, 1 % for January to December, prorated by
+  day); without them the review would not judge the rate (17.06(B): "the period of
+  disturbance").
 - Deerfield `[hydrology]` and `[[basins]]` (deerfield_larger_site): existing, proposed and
   construction cover tables on the soils layer's hydrologic groups, flow paths for Tc, and
   `rainfall_in` = 1-yr 2.5, 2-yr 2.9, 5-yr 3.6, 10-yr 4.2, 100-yr 6.6 in. These depths are

@@ -189,13 +189,44 @@ def test_no_hydrography_or_wetland_layer_is_not_no_water(tmp_path):
     assert _finding(r, "somers.17.10.B.4.h.discharge")["status"] == "needs_info"
 
 
-def test_uniform_erosivity_is_shown_next_to_the_soil_loss_finding(tmp_path):
-    # Somers 17.06(B): USLE "when considering ... the period of disturbance". The sample's
-    # phases give no r_fraction, so erosivity was spread evenly: the finding says so.
-    r = review(SAMPLES / "somers_complete_plan", with_terrain=False)
-    msg = _finding(r, "somers.17.08.C.2.a")["message"]
-    assert "erosivity was spread evenly" in msg
-    assert "17.06(B)" in msg
+def _phases(sample: Path, phases: str) -> tuple[str, str]:
+    """An edit replacing a sample's ``phases = [...]`` block of [soil_loss]."""
+    text = (sample / "submission.toml").read_text(encoding="utf-8")
+    start = text.index("phases = [\n")
+    return text[start : text.index("]\n", start) + 2], phases
+
+
+def test_a_phase_without_its_erosivity_share_is_not_judged(tmp_path):
+    """Issue 22 item 3. Somers 17.06(B): USLE "when considering ... the period of
+    disturbance". One bare phase May 5 -> Aug 15 (102 days) on somers_complete_plan (R = 150,
+    K = 0.43, LS = 0.23326: R K LS = 15.0454): spread evenly over the year it gives
+    15.0454 x 102/365 = 4.204 t/ac, a pass that the summer's erosivity does not allow; with
+    the sample's illustrative summer share (27/31 x 0.11 + 0.19 + 0.20 + 14/31 x 0.18 =
+    0.56710) it is 15.0454 x 0.56710 = 8.532 t/ac, a fail (no MEP explanation)."""
+    rid = "somers.17.08.C.2.a"
+    bare = '{ cover = "bare", start = 2025-05-05, end = 2025-08-15'
+    even = _sample(
+        tmp_path / "even",
+        "somers_complete_plan",
+        _phases(SAMPLES / "somers_complete_plan", "phases = [\n  " + bare + " },\n]\n"),
+    )
+    r = review(even, with_terrain=False)
+    f = _finding(r, rid)
+    assert f["status"] == "needs_info"
+    assert f["measured"] is None
+    assert "no share of annual erosivity (r_fraction" in f["message"]
+    assert "the rate would be 4.20 tons/acre/year" in f["message"]
+    page = render_html(r.to_dict(), map_file=None)
+    assert "estimate only: erosivity spread evenly over the year for bare" in page
+    share = ', r_fraction = 0.5671, r_fraction_source = "sample shares" }'
+    summer = _sample(
+        tmp_path / "summer",
+        "somers_complete_plan",
+        _phases(SAMPLES / "somers_complete_plan", f"phases = [\n  {bare}{share},\n]\n"),
+    )
+    f = _finding(review(summer, with_terrain=False), rid)
+    assert f["status"] == "fail"
+    assert f["measured"] == pytest.approx(8.532, abs=3e-3)
 
 
 # --------------------------------------------------------------------- plan and procedure

@@ -110,9 +110,7 @@ def test_village_activity_needs_no_permit_or_fees():
     # shall be an approved control plan in place. No permit or fees are required for
     # Village activity." The Village records it; the applicant cannot claim it.
     village = {"village.village_activity": True}
-    items = _items(
-        money("deerfield", category="major", control_cost_usd=10_000, decided=village)
-    )
+    items = _items(money("deerfield", category="major", control_cost_usd=10_000, decided=village))
     for key in ("application_fee", "engineering_legal_fees", "security"):
         assert items[key].status == "waived", key
         assert items[key].amount_usd == 0.0

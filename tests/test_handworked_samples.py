@@ -250,7 +250,7 @@ SOMERS_FULL_PLAN_ITEMS = [
 #: 17.08(C)(1)(c), (e), (f), (h), (i); (C)(3)(a), (b), (d); (C)(4); (D)(2), (3), (5): the
 #: practices a plan under 17.08 must show ([plan.bmps] keys, plan.maintenance).
 SOMERS_1708_PRACTICES = [
-    *[(f"somers.17.08.C.1.{x}", f"§ 17.08(C)(1)({x})") for x in "cefhi"],
+    *[(f"somers.17.08.C.1.{x}", f"§ 17.08(C)(1)({x})") for x in "cfhi"],
     *[(f"somers.17.08.C.3.{x}", f"§ 17.08(C)(3)({x})") for x in "abd"],
     ("somers.17.08.C.4", "§ 17.08(C)(4)"),
     ("somers.17.08.D.2", "§ 17.08(D)(2)"),
@@ -259,7 +259,7 @@ SOMERS_1708_PRACTICES = [
 ]
 #: 17.07(B)(1)-(7), (C), (D)(2), (3), (5): the same practices for a site under one acre.
 SOMERS_1707_PRACTICES = [
-    *[(f"somers.17.07.B.{i}", f"§ 17.07(B)({i})") for i in range(1, 8)],
+    *[(f"somers.17.07.B.{i}", f"§ 17.07(B)({i})") for i in (1, 2, 3, 4, 6, 7)],
     ("somers.17.07.C", "§ 17.07(C)"),
     ("somers.17.07.D.2", "§ 17.07(D)(2)"),
     ("somers.17.07.D.3", "§ 17.07(D)(3)"),
@@ -320,6 +320,10 @@ def somers_minor(h: dict[str, float]) -> list[E]:
         # (dewatering = { not_applicable = "no dewatering planned" } counts as addressed).
         *same(SOMERS_1707_PRACTICES, "pass"),
         *same(SOMERS_1708_PRACTICES, na),
+        # 17.07(B)(5) "The discharge of sediment by dewatering activities": the plan says "no
+        # dewatering planned" and none is declared: not applicable, as the plan says.
+        E("somers.17.07.B.5", "§ 17.07(B)(5)", na),
+        E("somers.17.08.C.1.e", "§ 17.08(C)(1)(e)", na),
         # 17.07(D)(1) "installed before land disturbing construction activities begin":
         # controls_install_date May 1, start_date May 5: 4 days before (>= 0): pass.
         E("somers.17.07.D.1", "§ 17.07(D)(1)", "pass", 4.0),
@@ -392,6 +396,9 @@ def somers_major(h: dict[str, float], soil_loss: float, over_limit: bool) -> lis
         *same(SOMERS_FULL_PLAN_ITEMS, "pass"),
         *same(SOMERS_1707_PRACTICES, na),
         *same(SOMERS_1708_PRACTICES, "pass"),
+        # 17.08(C)(1)(e) dewatering: "no dewatering planned", none declared: not applicable.
+        E("somers.17.07.B.5", "§ 17.07(B)(5)", na),
+        E("somers.17.08.C.1.e", "§ 17.08(C)(1)(e)", na),
         E("somers.17.07.D.1", "§ 17.07(D)(1)", na, 4.0),
         # 17.08(D)(1) "constructed or installed before land disturbing construction activities
         # begin": controls May 1, clearing_start_date May 5: 4 days before: pass.
@@ -440,8 +447,9 @@ def test_somers_village_small(reports):
         ],
     )
     assert r["classification"]["category"] == "minor"
-    # 17.04(A)(3) is not needed (the site is regulated under (A)(1)): nothing needs info.
-    assert r["summary"]["counts"] == {"pass": 34, "fail": 0, "needs_info": 0, "not_applicable": 68}
+    # 17.04(A)(3) is not needed (the site is regulated under (A)(1)): nothing needs info;
+    # 17.07(B)(5) is not applicable as the plan says (no dewatering).
+    assert r["summary"]["counts"] == {"pass": 33, "fail": 0, "needs_info": 0, "not_applicable": 69}
 
 
 def test_somers_complete_plan(reports):
@@ -528,9 +536,9 @@ def somers_usle(name: str) -> float:
     """Soil loss (tons/acre) from initial grading to final stabilization, by hand.
 
     17.06(B): USLE "when using an appropriate rainfall or runoff factor (... R factor) ... and
-    when considering ... the period of disturbance". A = R (days/365) K LS C P per phase
-    (the Dane County / WDNR method the report names), summed over the phases; the sample
-    declares no r_fraction, so each phase gets R in proportion to its days. R = 150
+    when considering ... the period of disturbance". A = R f K LS C P per phase (the Dane
+    County / WDNR method the report names), summed over the phases, f the phase's declared
+    share of annual erosivity (r_fraction; checked by hand in test_somers_soil_loss). R = 150
     (declared), K = the soils layer's kffact area-weighted over the disturbance (all map
     units here are 0.43), LS from AH 537 (usle_ls), C from georeview/data/usle.toml's
     published table (Minnesota Stormwater Manual), P = 1.
@@ -547,28 +555,37 @@ def somers_usle(name: str) -> float:
     }
     k = hand(name)["k_weighted"]
     ls = usle_ls(seg["length_ft"], seg["slope_pct"])
-    return sum(
-        sl["r_factor"] * (p["end"] - p["start"]).days / 365.0 * k * ls * c[p["cover"]]
-        for p in sl["phases"]
-    )
+    return sum(sl["r_factor"] * p["r_fraction"] * k * ls * c[p["cover"]] for p in sl["phases"])
 
 
 def test_somers_soil_loss(reports):
+    # The samples' shares of annual erosivity (sample_sites/README.md, illustrative monthly
+    # shares prorated by day: May 11 %, June 19, July 20, August 18, September 12, October 6):
+    # bare May 5 -> Jun 2 = 27/31 x 0.11 + 1/30 x 0.19 = 0.09581 + 0.00633 = 0.1021;
+    # hay mulch Jun 2 -> Jul 1 = 29/30 x 0.19 = 0.1837; seeding Jul 1 -> Oct 15 = 0.20 + 0.18
+    # + 0.12 + 14/31 x 0.06 = 0.5271; Oct 15 -> 31 = 16/31 x 0.06 = 0.0310; bare May 5 ->
+    # Oct 1 = 0.09581 + 0.19 + 0.20 + 0.18 + 0.12 = 0.7858; gravel Oct 1 -> 31 = 30/31 x 0.06
+    # = 0.0581.
+    shares = {
+        "somers_complete_plan": [0.1021, 0.1837, 0.5271, 0.0310],
+        "somers_etj_near_kenosha": [0.7858, 0.0581],
+    }
+    for name, want in shares.items():
+        got = [p["r_fraction"] for p in submission(name)["soil_loss"]["phases"]]
+        assert got == pytest.approx(want, abs=5e-5), name
     # somers_complete_plan: lambda = 330 ft at 1.5 % -> m = 0.3; sin t = 0.0149983;
     # LS = (330/72.6)^0.3 x (65.41 x 0.000224949 + 4.56 x 0.0149983 + 0.065) = 1.5752 x 0.14808
-    # = 0.23326. Phases: bare May 5 -> Jun 2 = 28 d, hay mulch Jun 2 -> Jul 1 = 29 d,
-    # annual seeding Jul 1 -> Oct 15 = 106 d, permanent seeding Oct 15 -> 31 = 16 d (179 d).
-    # A = 150 x 0.43 x 0.23326 x (28 x 1 + 29 x 0.07 + 106 x 0.1 + 16 x 0.01) / 365
-    #   = 15.0454 x 40.79 / 365 = 1.681 t/ac <= 5: pass.
+    # = 0.23326. A = 150 x 0.43 x 0.23326 x (0.1021 x 1 + 0.1837 x 0.07 + 0.5271 x 0.1 +
+    # 0.0310 x 0.01) = 15.0454 x 0.16798 = 2.527 t/ac <= 5: pass.
     assert usle_ls(330, 1.5) == pytest.approx(0.23326, abs=5e-5)
-    assert somers_usle("somers_complete_plan") == pytest.approx(1.681, abs=2e-3)
+    assert somers_usle("somers_complete_plan") == pytest.approx(2.527, abs=2e-3)
     # somers_etj_near_kenosha: lambda = 260 ft at 1.6 % -> m = 0.3; sin t = 0.015998;
     # LS = (260/72.6)^0.3 x (65.41 x 0.00025594 + 4.56 x 0.015998 + 0.065) = 1.46625 x
-    # 0.154692 = 0.22682; bare May 5 -> Oct 1 = 149 d, gravel Oct 1 -> 31 = 30 d:
-    # A = 150 x 0.43 x 0.22682 x (149 + 30 x 0.05) / 365 = 14.630 x 150.5 / 365 = 6.032 t/ac
-    # > 5: 17.08(C)(2)(a) fails (the MEP explanation of (C)(2)(c) is given).
+    # 0.154692 = 0.22682; A = 150 x 0.43 x 0.22682 x (0.7858 x 1 + 0.0581 x 0.05)
+    # = 14.630 x 0.78871 = 11.539 t/ac > 5: 17.08(C)(2)(a) is not met by the number (the MEP
+    # explanation of (C)(2)(c) is given, for the Administrator).
     assert usle_ls(260, 1.6) == pytest.approx(0.22682, abs=5e-5)
-    assert somers_usle("somers_etj_near_kenosha") == pytest.approx(6.032, abs=2e-3)
+    assert somers_usle("somers_etj_near_kenosha") == pytest.approx(11.539, abs=3e-3)
     for name in ("somers_complete_plan", "somers_etj_near_kenosha"):
         sl = reports(name)["engineering"]["soil_loss"]
         assert sl["k"]["value"] == pytest.approx(hand(name)["k_weighted"], rel=1e-9)
@@ -693,7 +710,9 @@ def deerfield_common(h: dict[str, float], reach: str) -> list[E]:
         E("deerfield.31.06.2.F.ground", "§ 31.06(2)(F)", "pass"),
         E("deerfield.31.06.2.F.piles", "§ 31.06(2)(F)", "pass"),
         E("deerfield.31.06.2.G.sides", "§ 31.06(2)(G)", "pass"),
-        E("deerfield.31.06.2.G.channel", "§ 31.06(2)(G)", "pass"),
+        # 31.06(2)(G) "If a channel or area of concentrated runoff passes through the site":
+        # the plan says "no channel passes through the site": not applicable, as it says.
+        E("deerfield.31.06.2.G.channel", "§ 31.06(2)(G)", "not_applicable"),
         # 31.04 "controlled in accordance with established procedures, including ... Wisconsin
         # Construction Site Best Management Practice Handbook": plan.design_standards names it.
         E("deerfield.31.04", "§ 31.04", "pass"),

@@ -100,6 +100,11 @@ def test_complete_plan_passes_every_item(tmp_path):
     # (3)(e) is somers.17.10.B.3.e of the engineering part (soil loss calculated).
     mine = {k: f for k, f in found.items() if k != "somers.17.10.B.3.e"}
     assert len(mine) == 11 + 12 + 1
+    # 17.10(B)(5)(f) "Protection of downslope drainage inlets where they occur": the plan's
+    # "no downslope inlets" is the paragraph's own condition: not applicable, with its reason.
+    inlets = mine.pop("somers.17.10.B.5.f")
+    assert inlets.status == "not_applicable"
+    assert "\u201cno downslope inlets\u201d" in inlets.message
     assert {f.status for f in mine.values()} == {"pass"}
     assert facts["plan.bmp.not_applicable.inlet_protection"] == "no downslope inlets"
     deer = _plan_rules(_findings("deerfield", facts), DEER_MAJOR)

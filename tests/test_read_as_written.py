@@ -6,6 +6,7 @@ Texts quoted above each test: ../shared/ordinances/ (Somers ch. 17, Deerfield ch
 
 from __future__ import annotations
 
+from georeview.ordinances import folder
 from georeview.rules import judge, load_ordinance
 from tests.test_sitemap import base_facts
 
@@ -76,9 +77,7 @@ def test_a_threshold_is_shown_as_it_was_compared():
     # fill material". 399.6 cu yd is under 400 and must not read "400 cu yd ..., under 400".
     # The limit rule compares unrounded values; the shown value keeps the decimal it needs.
     rule = next(
-        r.id
-        for r in load_ordinance("deerfield").rules
-        if r.measure == "activity.fill_cubic_yards"
+        r.id for r in load_ordinance("deerfield").rules if r.measure == "activity.fill_cubic_yards"
     )
     under = _found("deerfield", {"activity.fill_cubic_yards": 399.6}, acres=0.2)[rule]
     assert under.applies is False
@@ -105,3 +104,86 @@ def test_village_activity_is_the_villages_record():
     assert village["deerfield.31.08.1"].status == "not_applicable"
     assert village["deerfield.31.08.2"].status == "pass"
     assert "no permit or fees are required" in village["deerfield.31.08.2"].message
+
+
+def _marked(item: str, reason: str) -> dict:
+    """Facts of a plan that marks ``plan.bmps.<item>`` not applicable with ``reason``."""
+    return {f"plan.has.bmp.{item}": True, f"plan.bmp.not_applicable.{item}": reason}
+
+
+def test_no_exception_where_the_text_makes_none():
+    # Deerfield 31.06(2)(C): "Each site shall have a graveled entrance pad"; Somers
+    # 17.08(C)(3): "The erosion and sediment control plan shall incorporate all of the
+    # following: ... (d) Development of spill prevention and response procedures."
+    # Before: { not_applicable = "any text" } passed as "The plan shows it".
+    pad = _found("deerfield", _marked("tracking_pad", "small site"))["deerfield.31.06.2.C.pad"]
+    assert pad.status == "fail"
+    assert "\u201csmall site\u201d" in pad.message
+    assert "\u201cEach site shall have a graveled entrance pad\u201d" in pad.message
+    assert "The plan shows it" not in pad.message
+    assert pad.evidence == ("declared",)
+    spill = _found("somers", _marked("spill_response", "no fuel on site"))["somers.17.08.C.3.d"]
+    assert spill.status == "fail"
+    assert "\u201cno fuel on site\u201d" in spill.message
+    # Shown on the plan, it passes as before.
+    shown = _found("deerfield", {"plan.has.bmp.tracking_pad": True})["deerfield.31.06.2.C.pad"]
+    assert shown.status == "pass"
+
+
+def test_an_exception_the_village_decides_waits_on_the_village():
+    # Deerfield 31.06(2)(D): "Channelized runoff from adjacent areas passing through the
+    # site shall be diverted around disturbed areas, if practical, as determined by the
+    # Village Engineer": the applicant's not_applicable is a request.
+    rid, reason = "deerfield.31.06.2.D", "no channelized runoff enters from adjacent areas"
+    asked = _marked("diversion", reason)
+    waiting = _found("deerfield", asked)[rid]
+    assert waiting.status == "needs_info"
+    assert "For the Village to decide (village.accepts_not_applicable_diversion)" in (
+        waiting.message
+    )
+    assert f"\u201c{reason}\u201d" in waiting.message
+    decided = "village.accepts_not_applicable_diversion"
+    yes = _found("deerfield", {**asked, decided: True})[rid]
+    assert yes.status == "not_applicable"
+    assert yes.message.startswith("Not applicable: the Village accepts")
+    assert yes.evidence == ("declared", "village")
+    no = _found("deerfield", {**asked, decided: False})[rid]
+    assert no.status == "fail"
+    assert "does not accept" in no.message
+
+
+def test_a_conditional_item_stands_unless_the_project_shows_its_condition():
+    # Somers 17.08(C)(1): practices "shall be used to prevent or reduce all of the
+    # following: ... (e) The discharge of sediment by dewatering activities"; (c) "... into
+    # adjacent waters of the state". No dewatering: not applicable, with the plan's reason.
+    # A declared dewatering activity, or waters the maps show next to the site, contradict it.
+    dew = _marked("dewatering", "no dewatering planned")
+    none = _found("somers", dew)["somers.17.08.C.1.e"]
+    assert none.status == "not_applicable"
+    assert none.message.startswith("Not applicable, as the plan says: \u201cno dewatering")
+    pumped = _found("somers", {**dew, "activity.kinds": ("building", "dewatering")})
+    assert pumped["somers.17.08.C.1.e"].status == "fail"
+    assert "declared activity" in pumped["somers.17.08.C.1.e"].message
+    waters = _marked("sediment_to_waters", "no waters nearby")
+    far = _found("somers", {**waters, "site_map.near.streams": False})["somers.17.08.C.1.c"]
+    assert far.status == "not_applicable"
+    near = _found("somers", {**waters, "site_map.near.streams": True})["somers.17.08.C.1.c"]
+    assert near.status == "fail"
+    assert near.evidence == ("measured", "declared")
+
+
+def test_every_plan_item_rule_says_what_its_not_applicable_is_worth():
+    # Which items allow what lives in the ordinance folders, with the words that justify it:
+    # every rule that reads a [plan.bmps] item has an allowance whose words are the text's.
+    for m in ("somers", "deerfield"):
+        ordinance = load_ordinance(m)
+        text = (folder(m) / "ordinance.txt").read_text(encoding="utf-8")
+        flat = " ".join(text.split())
+        for rule in ordinance.rules:
+            if not (rule.fact or "").startswith("plan.has.bmp."):
+                continue
+            a = rule.allowance
+            assert a is not None, rule.id
+            assert a.fact == rule.fact.replace("plan.has.bmp.", "plan.bmp.not_applicable."), rule.id
+            for piece in a.words.split(" ... "):
+                assert piece.strip(". ") in flat, (rule.id, piece)

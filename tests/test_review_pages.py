@@ -168,14 +168,13 @@ def test_village_determinations_on_screen_and_in_print(page, reviews, tmp_path):
 
 
 def test_caveats_and_inputs_reach_the_page(page, reviews):
-    # Somers: R = 150 is a stated proxy (sample_sites/README.md), and the even spread
-    # of erosivity may understate a summer schedule; both beside the soil-loss finding.
+    # Somers: R = 150 is a stated proxy (sample_sites/README.md), beside the soil-loss
+    # finding; each phase's share of annual erosivity shows with its stated source.
     _, paths, _ = reviews["somers_etj_near_kenosha"]
     page.goto(paths["html"].as_uri())
     top = page.locator("#caveats").inner_text()
     assert "proxy" in top
     assert "unconfirmed" in top
-    assert "summer schedule may be underestimated" in top
     # 17.08(C)(2)(a) waits on the Administrator's call on the written maximum extent
     # practicable explanation (its escape clause), so the row is needs_info, not fail.
     row = page.locator("tr.f-needs_info", has_text="§ 17.08(C)(2)")
@@ -187,6 +186,7 @@ def test_caveats_and_inputs_reach_the_page(page, reviews):
     assert "bare" in phases
     assert "gravel" in phases
     assert "0.05" in phases
+    assert "Illustrative monthly erosivity shares" in phases
 
     # Deerfield larger site: the declared depths (README: 1-yr 2.5 ... 100-yr 6.6 in) are
     # "illustrative ... not NOAA Atlas 14"; the peak findings say so beside them.
@@ -424,10 +424,11 @@ def batch(tmp_path_factory):
 def test_batch_index_and_summary(page, batch, tmp_path):
     with open(batch.summary_csv, newline="") as fh:
         rows = {r["name"]: r for r in csv.DictReader(fh)}
-    # 5 need information from the applicant, 3 are for the Village to decide (31.06(3)(B)
-    # basin required, 31.06(4) master-plan areas and the Board's referral)
+    # 5 need information from the applicant, 4 are for the Village to decide (31.06(3)(B)
+    # basin required, 31.06(4) master-plan areas and the Board's referral, 31.12(2)(A) the
+    # Village Engineer's cost estimate the security rests on)
     assert rows["deerfield_etj_subdivision"]["outcome"] == "incomplete"
-    assert rows["deerfield_etj_subdivision"]["needs_info"] == "8"
+    assert rows["deerfield_etj_subdivision"]["needs_info"] == "9"
     # the larger site describes detention without a routed outflow: its peaks are unknown
     # (needs_info), not failed; whether it lies in master-plan areas is the Village's
     assert rows["deerfield_larger_site"]["outcome"] == "incomplete"

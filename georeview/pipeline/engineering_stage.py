@@ -86,18 +86,37 @@ def _all_ok(values: list[bool | None]) -> bool | None:
     return None if any(v is None for v in values) else True
 
 
+def _evenly_spread(phases: Any) -> list[str]:
+    """The phases that give no share of annual erosivity (``r_fraction``), by name."""
+    return [p["name"] for p in phases if p.get("r_fraction") is None]
+
+
+def _unsettled(even: list[str], rate: float | None, reason: str | None) -> str | None:
+    """Why the soil loss is not known: phases without their erosivity share, or the engine's."""
+    if even:
+        return (
+            f"no share of annual erosivity (r_fraction, with its source) for "
+            f"{', '.join(even)}; spread evenly over the year the rate would be "
+            f"{rate:,.2f} tons/acre/year, but the period of disturbance decides it, and most "
+            "of Wisconsin's erosivity falls from May to September"
+        )
+    if rate is None:
+        return f"not computed ({reason or 'declare [soil_loss] phases'})"
+    return None
+
+
 def engineering_facts(eng: Any) -> dict[str, Any]:
     """Flatten the engineering result into the facts the engineering rules read."""
+    rate = eng.soil_loss_tons_per_acre_year
+    even = _evenly_spread(eng.soil_loss.phases) if rate is not None else []
     facts: dict[str, Any] = {
-        "soil_loss_tons_per_acre_year": eng.soil_loss_tons_per_acre_year,
-        "soil_loss.calculated": True if eng.soil_loss_tons_per_acre_year is not None else None,
+        # the rate is judged only on each phase's own share of annual erosivity
+        "soil_loss_tons_per_acre_year": None if even else rate,
+        "soil_loss.uniform_estimate_tons_per_acre_year": rate if even else None,
+        "soil_loss.unsettled_reason": _unsettled(even, rate, eng.soil_loss.reason),
+        "soil_loss.calculated": True if rate is not None else None,
         "soil_loss.mep_explanation_given": eng.soil_loss.mep_explanation_given,
-        # a phase without its share of annual R was given the share of the year it lasts
-        "soil_loss.uniform_erosivity": (
-            None
-            if eng.soil_loss_tons_per_acre_year is None
-            else any(p.get("r_fraction") is None for p in eng.soil_loss.phases)
-        ),
+        "soil_loss.uniform_erosivity": None if rate is None else bool(even),
         "sediment_basin.ok": eng.sediment_basin.get("ok"),
         "sediment_basin.required_area_sqft": eng.sediment_basin.get("required_area_sqft"),
         "sediment_basin.reason": eng.sediment_basin.get("reason"),

@@ -32,7 +32,7 @@ import pandas as pd
 
 from georeview.measure.jurisdiction import SLIVER_SHARE
 from georeview.rules.evaluate import Facts, Tri, evaluate, evaluate_frame, frame_of, kleene_or
-from georeview.rules.model import DETERMINATION_KINDS, Condition, Ordinance, Rule
+from georeview.rules.model import DETERMINATION_KINDS, Allowance, Condition, Ordinance, Rule
 
 __all__ = [
     "JURISDICTIONS",
@@ -255,9 +255,38 @@ def _standard(rule: Rule, facts: Facts, not_reg: np.ndarray) -> tuple[Tri, np.nd
             if rule.escape.stands_alone:
                 # another measure the text accepts meets it, whatever the standard's own
                 code[applies.true & way_out.true] = _PASS
+        if rule.allowance is not None:
+            _allow(code, rule.allowance, facts, applies)
     code[applies.false | not_reg] = _NOT_APPLICABLE
     applies = Tri(applies.value & ~not_reg, applies.known | not_reg)
     return applies, code
+
+
+def _allow(code: np.ndarray, allowance: Allowance, facts: Facts, applies: Tri) -> None:
+    """Decide the rows whose plan marks the item not applicable, as the text allows (in place).
+
+    An item the text allows no exception for fails; one the Village settles is
+    not_applicable, fail or needs_info by its decision; one conditional by nature is
+    not_applicable unless the project shows its condition, which fails.
+    """
+    said = evaluate_frame(Condition(fact=allowance.fact, op="present"), facts).true & applies.true
+    if allowance.allows == "none":
+        code[said] = _FAIL
+        return
+    if allowance.allows == "village":
+        decided = evaluate_frame(Condition(fact=allowance.decided_by, op="is_true"), facts)
+        code[said] = np.where(
+            decided.true[said],
+            _NOT_APPLICABLE,
+            np.where(decided.known[said], _FAIL, _NEEDS_INFO),
+        )
+        return
+    shown = (
+        evaluate_frame(allowance.contradicted_when, facts).true
+        if allowance.contradicted_when is not None
+        else np.zeros(len(code), dtype=bool)
+    )
+    code[said] = np.where(shown[said], _FAIL, _NOT_APPLICABLE)
 
 
 def _escape(code: np.ndarray, way_out: Tri) -> None:
@@ -424,6 +453,7 @@ def evidence_of(rule: Rule, sources: Mapping[str, str] | None = None) -> tuple[s
             names |= rule.when.facts()
         if rule.escape is not None:
             names |= rule.escape.when.facts()
+        names |= set(rule.waits_on)
     over = sources or {}
     found = {over.get(n) or reg.source(n) for n in names} - {None}
     # a procedure that reads no fact rests on the ordinance's own text
@@ -446,6 +476,7 @@ def _finding(
         "units": rule.units or "",
         "reason": (facts.get(rule.reason) if rule.reason else None) or "not given",
     }
+    evidence = evidence_of(rule, sources)
     if rule.kind in ("exemption", "trigger", "classify"):
         template = {True: rule.message_pass, False: rule.message_fail, None: rule.message_unknown}[
             applies
@@ -458,6 +489,8 @@ def _finding(
             msg = f"Not regulated: {msg}"
     elif status == "not_applicable" and facts.get("classification.regulated") is False:
         msg = "Not applicable: the ordinance does not regulate this site."
+    elif (allowed := _allowed(rule, status, applies, facts)) is not None:
+        msg, evidence = allowed, _allowance_evidence(rule, status)
     elif status == "not_applicable":
         msg = _fmt(rule.message_na or "Not applicable to this site.", **kw)
     elif rule.kind == "info":
@@ -479,8 +512,53 @@ def _finding(
         text=rule.text,
         units=rule.units,
         applies=applies,
-        evidence=evidence_of(rule, sources),
+        evidence=evidence,
     )
+
+
+def _allowed(
+    rule: Rule, status: str, applies: bool | None, facts: Mapping[str, Any]
+) -> str | None:
+    """The words of a plan item the plan marks not applicable, else None."""
+    a = rule.allowance
+    reason = facts.get(a.fact) if a is not None else None
+    if a is None or reason is None or applies is not True:
+        return None
+    said = f"The plan marks it not applicable (\u201c{reason}\u201d)"
+    words = f"\u201c{a.words}\u201d"
+    if a.allows == "none":
+        return f"{said}, but the text allows no exception: {words}. Show it on the plan."
+    if a.allows == "village":
+        return {
+            "not_applicable": f"Not applicable: the Village accepts the plan's reason "
+            f"(\u201c{reason}\u201d); the text leaves it to the Village: {words}.",
+            "fail": f"{said}; the Village does not accept that reason ({words}): show it on "
+            "the plan.",
+        }.get(
+            status,
+            f"{said}; the text leaves that to the Village: {words}. For the Village to "
+            f"decide ({a.decided_by}).",
+        )
+    if status == "fail" and a.contradicted_when is not None:
+        return (
+            f"{said}, but {condition_words(a.contradicted_when)}: it applies ({words}). "
+            "Show it on the plan."
+        )
+    return f"Not applicable, as the plan says: \u201c{reason}\u201d ({words})."
+
+
+def _allowance_evidence(rule: Rule, status: str) -> tuple[str, ...]:
+    """What a not_applicable plan item rests on: the applicant's word, and who settled it."""
+    a = rule.allowance
+    out = ["declared"]
+    if a is not None and a.allows == "village" and status in ("not_applicable", "fail"):
+        out.append("village")
+    from georeview.facts.registry import SOURCES, registry
+
+    if a is not None and a.contradicted_when is not None and status == "fail":
+        # what contradicts the plan: the maps (measured) or another declaration
+        out += [registry().source(n) or "" for n in a.contradicted_when.facts()]
+    return tuple(s for s in SOURCES if s in out)
 
 
 def _template(rule: Rule, status: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from georeview.config import StrictModel
 from georeview.errors import ConfigError
@@ -96,6 +96,47 @@ class Escape(StrictModel):
     message_unknown: str
 
 
+class Allowance(StrictModel):
+    """What an applicant's ``not_applicable`` for a plan item is worth, in the text's words.
+
+    ``allows``:
+
+    * ``none``: the text allows no exception ("Each site shall have a graveled entrance
+      pad"): not_applicable is a fail, with the applicant's reason quoted;
+    * ``village``: the text leaves it to the Village ("if practical, as determined by the
+      Village Engineer"): a request the Village settles with ``decided_by`` (true: not
+      applicable; false: fail), needs_info until it does;
+    * ``conditional``: the item is conditional by nature (dewatering when there is none):
+      not_applicable stands, with its reason, unless ``contradicted_when`` holds (the
+      project declares dewatering; the maps show adjacent waters), which is a fail.
+    """
+
+    #: The fact holding the applicant's reason (``plan.bmp.not_applicable.<item>``).
+    fact: str
+    allows: Literal["none", "village", "conditional"]
+    #: The ordinance's words that decide it (quoted in the finding).
+    words: str
+    decided_by: str | None = None
+    contradicted_when: Condition | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> Allowance:
+        if self.allows == "village" and not self.decided_by:
+            raise ValueError("an allowance the Village settles needs decided_by")
+        if self.allows != "village" and self.decided_by:
+            raise ValueError("decided_by is only for allows = 'village'")
+        if self.allows != "conditional" and self.contradicted_when is not None:
+            raise ValueError("contradicted_when is only for allows = 'conditional'")
+        return self
+
+    def facts(self) -> set[str]:
+        """Every fact name the allowance reads."""
+        out = {self.fact, *((self.decided_by,) if self.decided_by else ())}
+        if self.contradicted_when is not None:
+            out |= self.contradicted_when.facts()
+        return out
+
+
 class Rule(StrictModel):
     """One rule instance of an ordinance file."""
 
@@ -122,6 +163,11 @@ class Rule(StrictModel):
     #: For limit/required: a text fact that says why the verdict's fact is unknown (the
     #: engine's own reason); it fills ``{reason}`` in the messages.
     reason: str | None = None
+    #: Facts the finding also waits on (the Village's estimate an amount rests on): read
+    #: for "who supplies it" and the evidence, not for the verdict.
+    waits_on: tuple[str, ...] = Field(default=(), strict=False)
+    #: For required plan items: what the applicant's not_applicable is worth.
+    allowance: Allowance | None = None
     #: Messages; ``{measured}``, ``{limit}``, ``{units}`` and ``{reason}`` are filled in.
     message_pass: str = ""
     message_fail: str = ""
@@ -135,7 +181,9 @@ class Rule(StrictModel):
 
     def facts(self) -> set[str]:
         """Every fact name the rule reads."""
-        out = {n for n in (self.measure, self.fact, self.reason) if n}
+        out = {n for n in (self.measure, self.fact, self.reason, *self.waits_on) if n}
+        if self.allowance is not None:
+            out |= self.allowance.facts()
         conds = (self.when, self.applies_when, *(k.when for k in self.caveats))
         for c in (*conds, self.escape.when if self.escape else None):
             if c is not None:
