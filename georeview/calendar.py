@@ -593,3 +593,70 @@ def starts_after_decision(
     if not due or any(d is None for d in due):
         return None
     return True if start_date > max(d for d in due if d is not None) else None
+
+
+def work_within_term(
+    municipality: str,
+    *,
+    application_date: dt.date | None,
+    start_date: dt.date | None,
+    end_date: dt.date | None,
+    category: str | None = None,
+    building_permit_days: int | None = None,
+) -> bool | None:
+    """Whether the planned work ends before the permit expires, whenever it is issued.
+
+    The deadlines marked ``term = true`` in ``calendar.toml`` count the permit's term from
+    its issue date, which is not known at review. It is bounded: the permit is issued no
+    earlier than the application and, since no work may begin without it, no later than
+    the planned start. A ``term = true`` deadline with ``plus_days`` also counts the
+    extensions the official may grant.
+
+    Returns
+    -------
+    bool or None
+        True when the work ends within the term counted from the application date (any
+        later issue only lengthens it); False when it ends after the term counted from
+        the planned start, extensions included; None when it depends on the issue date
+        or an extension, or a date or the term is unknown.
+    """
+    if application_date is None or start_date is None or end_date is None:
+        return None
+    spec = municipality_calendar(municipality)
+    terms = [t for t, _ in for_category(spec.get("deadlines", []), category) if t.get("term")]
+    if not terms:
+        return None
+    base = [t for t in terms if not t.get("plus_days")]
+    longest = [t for t in terms if t.get("plus_days")] or base
+
+    def expiry(items: list[Mapping[str, Any]], issued: dt.date) -> dt.date | None:
+        facts = {"issue_date": issued, "building_permit_days": building_permit_days}
+        dates = [_deadline(t, municipality, facts).date for t in items]
+        return None if not dates or any(d is None for d in dates) else max(dates)  # type: ignore[type-var]
+
+    earliest = expiry(base, application_date)
+    latest = expiry(longest, start_date)
+    if earliest is not None and end_date <= earliest:
+        return True
+    if latest is not None and end_date > latest:
+        return False
+    return None
+
+
+def controls_in_time(
+    municipality: str, listed: list[Deadline], controls_install_date: dt.date | None
+) -> bool | None:
+    """Whether the plan's controls are complete by the deadlines marked ``controls_by = true``.
+
+    Returns
+    -------
+    bool or None
+        True when ``controls_install_date`` falls on or before every such deadline; False
+        when after one; None when a date is unknown or no deadline is marked.
+    """
+    spec = municipality_calendar(municipality)
+    ids = {d["id"] for d in spec.get("deadlines", []) if d.get("controls_by")}
+    due = [d.date for d in listed if d.id in ids]
+    if controls_install_date is None or not due or any(d is None for d in due):
+        return None
+    return all(controls_install_date <= d for d in due if d is not None)

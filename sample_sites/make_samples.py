@@ -572,6 +572,8 @@ def deerfield_major_plan(calcs: str) -> dict[str, Any]:
         "maintenance": "Inspected weekly and within 24 hours of 0.5 in of rain; sediment "
         "removed at 1/3 height; controls kept until the site is stabilized",
         "control_calculations": calcs,
+        # the dated install the schedule states (31.12(2)(B): two working days before May 5)
+        "sequence": dict(CONTROLS_INSTALLED),
     }
 
 

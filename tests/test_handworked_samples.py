@@ -676,6 +676,13 @@ def deerfield_common(h: dict[str, float], reach: str) -> list[E]:
         # (plat_fee_paid = false): $35.
         E("deerfield.31.11", "§ 31.11", "pass", 35.0),
         E("deerfield.31.12.1", "§ 31.12(1)", "pass"),
+        # 31.12(1) "All work must be completed prior to expiration of the permit" (one year
+        # from issuance): the planned end (2025-10-31 or earlier) is within a year of the
+        # March 31 application, so within the term whenever the permit is issued.
+        E("deerfield.31.12.1.term", "§ 31.12(1)", "pass"),
+        # 31.12(2)(B) controls complete "at least two working days prior to commencing":
+        # start Monday May 5 -> Thursday May 1; the plan's controls go in May 1: pass.
+        E("deerfield.31.12.2.B", "§ 31.12(2)(B)", "pass"),
         # 31.12(2)(A) "an amount equal to 125% of the estimated cost of all required control
         # measures as determined by the Village Engineer": no Village estimate is on file, so
         # the amount is for the Village (needs_info); the fees table shows 1.25 x the

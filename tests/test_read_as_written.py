@@ -6,6 +6,8 @@ Texts quoted above each test: ../shared/ordinances/ (Somers ch. 17, Deerfield ch
 
 from __future__ import annotations
 
+import datetime as dt
+
 from georeview.ordinances import folder
 from georeview.rules import judge, load_ordinance
 from tests.test_sitemap import base_facts
@@ -187,3 +189,63 @@ def test_every_plan_item_rule_says_what_its_not_applicable_is_worth():
             assert a.fact == rule.fact.replace("plan.has.bmp.", "plan.bmp.not_applicable."), rule.id
             for piece in a.words.split(" ... "):
                 assert piece.strip(". ") in flat, (rule.id, piece)
+
+
+def test_work_past_the_permit_term_needs_a_reapplication():
+    # Deerfield 31.12(1): "valid for a period of one year from the date of issuance. All work
+    # must be completed prior to expiration of the permit. If land disturbing activity ... is
+    # to continue beyond the expiration of the permit, then reapplication and review pursuant
+    # to this ordinance, is required." The issue date lies between the application (March 31,
+    # 2025) and the planned start (no work before the permit): an end by March 31, 2026 fits
+    # any issue; an end after start + 1 year fits none; in between it depends on the issue.
+    from georeview.calendar import work_within_term
+
+    def within(end: dt.date, start: dt.date = dt.date(2025, 5, 5)) -> bool | None:
+        return work_within_term(
+            "deerfield",
+            application_date=dt.date(2025, 3, 31),
+            start_date=start,
+            end_date=end,
+            category="major",
+        )
+
+    assert within(dt.date(2025, 10, 31)) is True
+    assert within(dt.date(2026, 3, 31)) is True  # one year from the application
+    assert within(dt.date(2026, 4, 1)) is None  # fits if issued on or after April 1, 2025
+    assert within(dt.date(2026, 5, 5)) is None  # issued on the start day, expires May 5
+    assert within(dt.date(2026, 5, 6)) is False
+    rid = "deerfield.31.12.1.term"
+    late = {"schedule.ends_within_permit_term": False}
+    assert _found("deerfield", late)[rid].status == "needs_info"
+    assert "reapplied" in _found("deerfield", late)[rid].message
+    planned = _found("deerfield", {**late, "activity.reapplication_planned": True})[rid]
+    assert planned.status == "pass"
+    refused = _found("deerfield", {**late, "activity.reapplication_planned": False})[rid]
+    assert refused.status == "fail"
+    assert _found("deerfield", {"schedule.ends_within_permit_term": True})[rid].status == "pass"
+
+
+def test_controls_complete_two_working_days_before_disturbance():
+    # Deerfield 31.12(2)(B): major permits "require the permittee to ... Contact the Village
+    # Clerk upon completion of any control measures at least two working days prior to
+    # commencing any land disturbing activity". Start Monday May 5, 2025: two working days
+    # before is Thursday May 1 (Friday May 2 is one, the weekend none). Controls in on May 1
+    # are in time; on May 2 they are not.
+    from georeview.calendar import controls_in_time, deadlines
+
+    listed = deadlines(
+        "deerfield",
+        application_date=dt.date(2025, 3, 31),
+        category="major",
+        start_date=dt.date(2025, 5, 5),
+    )
+    by = {d.id: d.date for d in listed}
+    assert by["contact_clerk_before_start"] == dt.date(2025, 5, 1)
+    assert controls_in_time("deerfield", listed, dt.date(2025, 5, 1)) is True
+    assert controls_in_time("deerfield", listed, dt.date(2025, 5, 2)) is False
+    assert controls_in_time("deerfield", listed, None) is None
+    rid = "deerfield.31.12.2.B"
+    assert _found("deerfield", {"schedule.controls_in_time": False})[rid].status == "fail"
+    assert _found("deerfield", {"schedule.controls_in_time": True})[rid].status == "pass"
+    minor = _found("deerfield", {"schedule.controls_in_time": False}, acres=0.2)[rid]
+    assert minor.status == "not_applicable"  # 31.12(2) is the major permit's

@@ -156,6 +156,8 @@ class Activity(StrictModel):
     end_date: Date | None = None
     #: Length of the building permit, days (Somers 17.09(G): the longer term wins).
     building_permit_days: Days | None = None
+    #: Work continuing past the permit's term will be reapplied for (Deerfield 31.12(1)).
+    reapplication_planned: bool | None = None
     #: Estimated cost of all required control measures, dollars (Deerfield 31.12(2)(A)).
     control_cost_usd: Dollars | None = None
     #: Plat or CSM review fees already paid (Deerfield 31.11(1) waiver).

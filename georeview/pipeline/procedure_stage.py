@@ -18,11 +18,18 @@ def procedure(
     """Deadlines (georeview.calendar) and money (georeview.procedure.fees) for a regulated site.
 
     Returns the report sections ``deadlines`` and ``fees``, and under ``_facts``
-    the amounts the fee and security rules read and ``schedule.starts_after_decision``
-    (:func:`georeview.calendar.starts_after_decision`). ``facts`` supplies the plan's
+    the amounts the fee and security rules read, ``schedule.starts_after_decision``
+    (:func:`georeview.calendar.starts_after_decision`), ``schedule.ends_within_permit_term``
+    (:func:`georeview.calendar.work_within_term`) and ``schedule.controls_in_time``
+    (:func:`georeview.calendar.controls_in_time`). ``facts`` supplies the plan's
     ``plan.controls_install_date``.
     """
-    from georeview.calendar import deadlines, starts_after_decision
+    from georeview.calendar import (
+        controls_in_time,
+        deadlines,
+        starts_after_decision,
+        work_within_term,
+    )
     from georeview.procedure.fees import money
 
     act = sub.config.activity
@@ -54,7 +61,19 @@ def procedure(
         out["_facts"]["schedule.starts_after_decision"] = starts_after_decision(
             municipality, listed, sub.config.application_date, act.start_date
         )
+        out["_facts"]["schedule.controls_in_time"] = controls_in_time(
+            municipality, listed, (facts or {}).get("plan.controls_install_date")
+        )
     else:
         out["deadlines"] = []
         out["_facts"]["schedule.starts_after_decision"] = None
+        out["_facts"]["schedule.controls_in_time"] = None
+    out["_facts"]["schedule.ends_within_permit_term"] = work_within_term(
+        municipality,
+        application_date=sub.config.application_date,
+        start_date=act.start_date,
+        end_date=act.end_date,
+        category=category,
+        building_permit_days=act.building_permit_days,
+    )
     return out
