@@ -97,7 +97,10 @@ def test_report_page_for_a_reviewer(page, reviews, name, tmp_path):
         f["status"] == "pass" and f["kind"] not in DETERMINATION_KINDS for f in report["findings"]
     )
     counts = page.locator("#counts").inner_text()
-    assert f"{compliance_pass} pass" in counts
+    # passes on the applicant's word are counted apart (issue 24 item 1)
+    declared = sum(bool(f.get("declared")) for f in report["findings"])
+    assert f"{compliance_pass - declared} pass" in counts
+    assert f"{declared} declared: verify on the sheets" in counts
     assert report["summary"]["counts"]["pass"] > compliance_pass  # JSON counts both
     assert page.locator("#findings-pass tr.f-pass, table.condensed tr.f-pass").count() == (
         compliance_pass

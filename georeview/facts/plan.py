@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -105,6 +106,7 @@ __all__ = [
     "parse_plan",
     "plan_facts",
     "schedule_facts",
+    "sheet_of",
 ]
 
 #: A non-blank text: a description, or where in the plan set the item is (sheet, page).
@@ -466,6 +468,31 @@ def plan_items(
     return items
 
 
+#: Where a plan set shows something: a sheet ("Sheet C-3", "Sheets C-2 and C-3"), a page or
+#: a note of a sheet, or a document file.
+_WHERE = re.compile(
+    r"\b(?:sheets?\s+[A-Z]{0,3}-?\d+(?:\.\d+)?(?:\s*(?:,|and|&)\s*[A-Z]{0,3}-?\d+(?:\.\d+)?)*"
+    r"(?:\s+note\s+\d+)?|pages?\s+\d+(?:\s*-\s*\d+)?|[\w./-]+\.(?:pdf|docx?|xlsx?|dwg))",
+    re.IGNORECASE,
+)
+
+
+def sheet_of(text: str) -> str | None:
+    """Where in the plan set ``text`` says its item is shown (None when it names no place).
+
+    Examples
+    --------
+    >>> sheet_of("Silt fence along the side- and downslope edges (Sheet C-3)")
+    'Sheet C-3'
+    >>> sheet_of("Spill kit at the fuel area (Sheet C-6 note 4)")
+    'Sheet C-6 note 4'
+    >>> sheet_of("Water truck on dry, windy days") is None
+    True
+    """
+    found = _WHERE.search(text)
+    return found.group(0) if found else None
+
+
 def plan_facts(submission: LoadedSubmission) -> dict[str, Any]:
     """Turn the submission's ``[plan]`` table into flat facts for the rules.
 
@@ -513,6 +540,8 @@ def plan_facts(submission: LoadedSubmission) -> dict[str, Any]:
         facts[f"plan.bmp.not_applicable.{name}"] = (
             v.not_applicable if isinstance(v, NotApplicable) else None
         )
+        # the applicant's own words, quoted beside the finding that rests on them
+        facts[f"plan.bmp.text.{name}"] = v if isinstance(v, str) else None
     for item, p in docs.items():
         facts[f"plan.documents.{item}"] = p.name
     for key, value in plan.model_dump().items():

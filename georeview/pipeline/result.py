@@ -157,10 +157,17 @@ class Review:
         }
 
     def counts(self) -> dict[str, int]:
-        """Findings by status: ``pass``, ``fail``, ``needs_info``, ``not_applicable``."""
+        """Findings by status (``pass``, ``fail``, ``needs_info``, ``not_applicable``).
+
+        ``pass_declared`` counts the passes that rest on the applicant's own words (also
+        in ``pass``), which the reviewer verifies on the sheets they name.
+        """
         counts = dict.fromkeys(("pass", "fail", "needs_info", "not_applicable"), 0)
         for f in self.judgement.findings:
             counts[f.status] += 1
+        counts["pass_declared"] = sum(
+            1 for f in self.judgement.findings if f.status == "pass" and f.declared
+        )
         return counts
 
     def _summary(self) -> dict[str, Any]:

@@ -584,6 +584,8 @@ def view(
             row["label"] = COMPLIANCE_LABEL.get(f["status"], f["status"])
             rows.setdefault(f["status"], []).append(row)
     counts = {s: len(rows[s]) for s in COMPLIANCE_ORDER}
+    # a pass on the applicant's word is counted apart from a measured or computed one
+    counts["declared"] = sum(1 for r in rows.get("pass", []) if r["f"].get("declared"))
     counts["determinations"] = len(determinations)
     counts["not_applicable"] = len(not_applicable)
     return {

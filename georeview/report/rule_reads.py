@@ -36,7 +36,7 @@ def rule_facts(ordinance: Any) -> dict[str, set[str]]:
     -------
     dict of str to set of str
         Rule id -> the facts of its ``when`` and ``applies_when`` conditions, its
-        ``measure`` and its ``fact``.
+        ``measure``, its ``fact`` and the facts it ``waits_on``.
     """
     out: dict[str, set[str]] = {}
     for rule in ordinance.rules:
@@ -44,5 +44,6 @@ def rule_facts(ordinance: Any) -> dict[str, set[str]]:
         _condition_facts(rule.when, facts)
         _condition_facts(rule.applies_when, facts)
         facts.update(f for f in (rule.measure, rule.fact) if f)
+        facts.update(getattr(rule, "waits_on", ()))
         out[rule.id] = facts
     return out

@@ -319,6 +319,9 @@ class Finding:
     applies: bool | None = None
     #: What the verdict rests on: the sources of the facts it read (fact registry).
     evidence: tuple[str, ...] = ()
+    #: A declared item's own words and where the plan set shows them (``words``,
+    #: ``where``: "Sheet C-3", a page or a document, or None), for the reviewer to verify.
+    declared: dict[str, str | None] | None = None
 
     @property
     def determination(self) -> bool:
@@ -341,6 +344,7 @@ class Finding:
             "applies": self.applies,
             "evidence": list(self.evidence),
             "determination": self.determination,
+            "declared": self.declared,
         }
 
 
@@ -500,6 +504,10 @@ def _finding(
         msg = _fmt(_escaped(rule, status, facts) or _template(rule, status), **kw)
         if status == "needs_info" and applies is None and rule.applies_when is not None:
             msg = _undecided(rule, facts, **kw)
+    declared = _declared(rule, status, facts)
+    if declared is not None:
+        where = declared["where"] or "the plan set"
+        msg = f"Declared: \u201c{declared['words']}\u201d; verify on {where}."
     return Finding(
         rule_id=rule.id,
         citation=rule.citation,
@@ -513,7 +521,18 @@ def _finding(
         units=rule.units,
         applies=applies,
         evidence=evidence,
+        declared=declared,
     )
+
+
+def _declared(rule: Rule, status: str, facts: Mapping[str, Any]) -> dict[str, str | None] | None:
+    """The applicant's own words a passing declared item rests on, and where they are."""
+    from georeview.facts.plan import sheet_of
+
+    words = facts.get(rule.declared) if rule.declared and status == "pass" else None
+    if not isinstance(words, str) or not words.strip():
+        return None
+    return {"words": words.strip(), "where": sheet_of(words)}
 
 
 def _allowed(

@@ -168,6 +168,9 @@ class Rule(StrictModel):
     waits_on: tuple[str, ...] = Field(default=(), strict=False)
     #: For required plan items: what the applicant's not_applicable is worth.
     allowance: Allowance | None = None
+    #: For declared items: the text fact holding the applicant's own words (quoted in the
+    #: finding with the sheet or document it names, for the reviewer to verify).
+    declared: str | None = None
     #: Messages; ``{measured}``, ``{limit}``, ``{units}`` and ``{reason}`` are filled in.
     message_pass: str = ""
     message_fail: str = ""
@@ -181,7 +184,8 @@ class Rule(StrictModel):
 
     def facts(self) -> set[str]:
         """Every fact name the rule reads."""
-        out = {n for n in (self.measure, self.fact, self.reason, *self.waits_on) if n}
+        named = (self.measure, self.fact, self.reason, self.declared, *self.waits_on)
+        out = {n for n in named if n}
         if self.allowance is not None:
             out |= self.allowance.facts()
         conds = (self.when, self.applies_when, *(k.when for k in self.caveats))
