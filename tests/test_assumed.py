@@ -387,6 +387,17 @@ def test_one_acre_split_is_labelled_and_the_village_may_set_it(tmp_path):
     r = review(sub, with_terrain=False)
     assert "Local interpretation" in _finding(r, "somers.one_acre")["message"]
     assert "Local interpretation" in _finding(r, "somers.17.10.B.4.j")["message"]
+    # Issue 24 item 7: said in full once (the classification, and once among the page's
+    # caveats); the findings that follow it name it in a few words.
+    report = r.to_dict()
+    full = "not the adopted text; the Village may decide otherwise"
+    assert [f["rule_id"] for f in report["findings"] if full in f["message"]] == ["somers.one_acre"]
+    assert "(see the classification)" in _finding(r, "somers.17.10.B.4.j")["message"]
+    page = render_html(report, map_file=None)
+    start = page.index('id="caveats"')
+    top = page[start : page.index("</section>", start)]
+    assert top.count("Local interpretation:") == 1
+    assert full in top
     dec = _decide(sub, full_plan_required=False)
     r2 = review(sub, with_terrain=False, determinations=dec)
     assert r2.judgement.category == "minor"

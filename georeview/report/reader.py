@@ -321,6 +321,17 @@ def caveats(report: Mapping[str, Any]) -> list[dict[str, str]]:
 
     for w in report.get("warnings") or []:
         add(str(w), "all")
+    # a local interpretation: said once here, in full, from the finding that makes it
+    labels = {
+        m.group(1)
+        for f in report.get("findings", [])
+        for m in re.finditer(r"\[Local interpretation: ([^\]]+)\]", str(f.get("message") or ""))
+    }
+    if labels:
+        # in the ordinance's words, section numbers included: plain wording would drop
+        # "17.07/17.08" and with it what the interpretation is
+        longest = max(labels, key=len)
+        out.append({"text": f"Local interpretation: {longest}.", "topic": "all", "storm": ""})
     r_src = str(((sl.get("r") or {}).get("source")) or "")
     if re.search(r"proxy|unconfirmed", r_src, re.IGNORECASE):
         add(f"Rainfall erosivity R is a stand-in: {r_src}.", "soil_loss")

@@ -691,7 +691,9 @@ def _interpreted(
             continue
         decided = facts.get(interp.determined_by)
         if decided is None:
-            note = f" [Local interpretation: {interp.label}]"
+            # said in full once, where it is made; the findings that follow it name it
+            words = interp.label if rule.id in interp.rules else (interp.short or interp.label)
+            note = f" [Local interpretation: {words}]"
             found = replace(found, message=found.message + note)
         else:
             note = (

@@ -229,11 +229,15 @@ class Parameter(StrictModel):
 class Interpretation(StrictModel):
     """A local reading of the ordinance the program applies until the Village decides.
 
-    Every finding of a rule in ``rules``, or reading one of ``reads``, carries ``label``
-    while the Village's determination ``determined_by`` is not given.
+    Every finding of a rule in ``rules`` carries ``label``, and every one reading one of
+    ``reads`` its ``short`` form, while the Village's determination ``determined_by`` is not
+    given.
     """
 
     label: str
+    #: The words the findings that follow it carry; ``label`` is said once, in the finding
+    #: of the rules in ``rules`` (and the report's caveats).
+    short: str | None = None
     citation: str
     determined_by: str
     reads: tuple[str, ...] = Field(default=(), strict=False)
