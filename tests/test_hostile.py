@@ -1092,3 +1092,38 @@ def test_a_working_crs_in_feet_reads_as_far_as_one_in_metres(tmp_path: Path) -> 
         # and the site is the same ground in both, 100 m x 100 m, within the two
         # projections' scale factors there (their grid areas differ by 0.07 %)
         assert rev.areas.site_area_sqft == pytest.approx(SITE_SQFT, rel=2e-3), crs
+
+
+def test_an_applicant_cannot_waive_fees_or_set_the_security_estimate(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Deerfield 31.08(2) waives permit and fees for Village activity, and 31.12(2)(A) rests
+    the security on the Village Engineer's estimate: both are the Village's record. Planted
+    in the applicant's folder, or as keys of submission.toml, they change nothing."""
+    sub = _larger_site(tmp_path / "deerfield_larger_site")
+    (sub / "determinations.toml").write_text(
+        'municipality = "deerfield"\n\n'
+        '[determinations.village_activity]\nvalue = true\nby = "Me"\ndate = 2025-05-02\n'
+        'reason = "We are the Village."\n\n'
+        '[determinations.control_cost_usd]\nvalue = 1.0\nby = "Me"\ndate = 2025-05-02\n'
+        'reason = "Cheap."\n'
+    )
+    code, _, err = run("review", sub, "--out", tmp_path / "out", "--no-terrain", "--no-map",
+                       capsys=capsys)  # fmt: skip
+    assert code == 0, err
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    fees = {i["id"]: i for i in report["fees"]["items"]}
+    assert fees["application_fee"]["status"] == "due"
+    assert fees["security"]["status"] == "needs_info"  # provisional on the applicant's own
+    assert fees["security"]["amount_usd"] == 80_000.00  # 1.25 x the declared 64,000
+    # as a key of submission.toml it is refused, naming the file and the field
+    toml = sub / "submission.toml"
+    (sub / "determinations.toml").unlink()
+    forged = toml.read_text().replace("[activity]\n", "[activity]\nvillage_activity = true\n", 1)
+    toml.write_text(forged)
+    code, _, err = run("review", sub, "--out", tmp_path / "out2", "--no-terrain", "--no-map",
+                       capsys=capsys)  # fmt: skip
+    assert code == 2
+    assert "submission.toml" in err
+    assert "village_activity" in err
+    assert "Traceback" not in err
