@@ -43,10 +43,10 @@ def read_depth_grid(
         The window read is larger than ``limits().max_raster_cells``.
     """
     import rasterio
-    from rasterio.features import shapes
     from rasterio.windows import from_bounds
 
     from georeview.config import limits
+    from georeview.measure.dem import polygonize
 
     path = Path(path)
     try:
@@ -73,7 +73,8 @@ def read_depth_grid(
         depth = ds.read(1, window=window, masked=True)
         transform = ds.window_transform(window) if window is not None else ds.transform
         wet = (depth.filled(0) > 0).astype(np.uint8)
-        geoms = [shapely.geometry.shape(g) for g, v in shapes(wet, mask=wet, transform=transform)]
+        drawn = polygonize(wet, mask=wet, transform=transform)
+        geoms = [shapely.geometry.shape(g) for g, _ in drawn]
         crs = ds.crs
     out = gpd.GeoDataFrame(
         {

@@ -33,10 +33,13 @@ __all__ = [
     "cell_area_sqft",
     "check_cells",
     "dem_crs_info",
+    "geometry_mask",
     "geometry_to_crs",
     "map_strips",
     "offset_transform",
     "open_dem",
+    "polygonize",
+    "rasterize",
     "read_dem_window",
     "read_rows",
     "row_strips",
@@ -52,6 +55,41 @@ GDAL_CACHE_MB = 64
 
 ResultT = TypeVar("ResultT")
 ItemT = TypeVar("ItemT")
+
+#: rasterio's in-memory datasets are not safe to create from two threads at once: each
+#: silences a NotGeoreferencedWarning with warnings.catch_warnings, which swaps the
+#: process's filters, so a second thread's can leak out. Every rasterisation, mask and
+#: polygonisation of an array in the package goes through the three functions below, one
+#: at a time.
+_IN_MEMORY_LOCK = threading.RLock()
+
+
+def rasterize(shapes: Any, **kwargs: Any) -> np.ndarray:
+    """:func:`rasterio.features.rasterize`, one call at a time across threads."""
+    from rasterio.features import rasterize as _rasterize
+
+    with _IN_MEMORY_LOCK:
+        return _rasterize(shapes, **kwargs)
+
+
+def geometry_mask(geoms: Any, **kwargs: Any) -> np.ndarray:
+    """:func:`rasterio.features.geometry_mask`, one call at a time across threads."""
+    from rasterio.features import geometry_mask as _geometry_mask
+
+    with _IN_MEMORY_LOCK:
+        return _geometry_mask(geoms, **kwargs)
+
+
+def polygonize(source: np.ndarray, **kwargs: Any) -> Iterator[tuple[dict[str, Any], Any]]:
+    """:func:`rasterio.features.shapes`, holding the lock while its polygons are read.
+
+    Streamed, not listed (a county's steep mask gives millions of polygons); the lock is
+    re-entrant, so the reader may rasterise in the same thread meanwhile.
+    """
+    from rasterio.features import shapes
+
+    with _IN_MEMORY_LOCK:
+        yield from shapes(source, **kwargs)
 
 
 def as_float_block(dem: np.ndarray, nodata: float | None) -> np.ndarray:

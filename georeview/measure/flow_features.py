@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from georeview.errors import InputError
-from georeview.measure.dem import DemWindow
+from georeview.measure.dem import DemWindow, rasterize
 
 if TYPE_CHECKING:
     import geopandas as gpd
@@ -78,8 +78,6 @@ def features_in_dem_crs(
 
 def rasterize_features(geoms: list[Any], win: DemWindow) -> tuple[np.ndarray, np.ndarray]:
     """Return (sink mask, meet codes): burned cells and 1-based feature codes of meet cells."""
-    from rasterio.features import rasterize
-
     shape = win.elev.shape
     if not geoms:
         return np.zeros(shape, bool), np.zeros(shape, np.int32)

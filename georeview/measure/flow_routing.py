@@ -180,7 +180,7 @@ def filled_regions(depth: np.ndarray, win: DemWindow) -> np.ndarray:
 
 def site_cells(site_local: BaseGeometry, win: DemWindow) -> np.ndarray:
     """Cells of the site: centres inside, or every touched cell for a tiny site."""
-    from rasterio.features import geometry_mask
+    from georeview.measure.dem import geometry_mask
 
     shape = win.elev.shape
     inside = geometry_mask([site_local], out_shape=shape, transform=win.transform, invert=True)

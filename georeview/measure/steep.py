@@ -13,7 +13,6 @@ DEM window of a group of parcels. Slopes come from :func:`georeview.measure.slop
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +26,7 @@ from georeview.measure.dem import (
     map_strips,
     offset_transform,
     open_dem,
+    rasterize,
     read_rows,
     row_strips,
     window_for_bounds,
@@ -43,10 +43,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = ["SteepCounts", "SteepSlopeResult", "centre_zones", "count_steep", "steep_slopes"]
-
-#: rasterio's in-memory rasterisation is not safe to run from two threads at once (it can
-#: emit a spurious NotGeoreferencedWarning), so zones are drawn one at a time.
-_RASTERIZE_LOCK = threading.Lock()
 
 
 # --------------------------------------------------------------------------- the shared counter
@@ -69,19 +65,16 @@ def centre_zones(geoms: Any, out_shape: tuple[int, int], transform: Affine) -> n
     numpy.ndarray
         Unsigned zone numbers (uint8, uint16 or int32: the smallest that holds them).
     """
-    from rasterio.features import rasterize
-
     n = len(geoms)
     dtype = "uint8" if n < 2**8 else "uint16" if n < 2**16 else "int32"
-    with _RASTERIZE_LOCK:
-        return rasterize(
-            zip(geoms, range(1, n + 1), strict=True),
-            out_shape=out_shape,
-            transform=transform,
-            fill=0,
-            all_touched=False,
-            dtype=dtype,
-        )
+    return rasterize(
+        zip(geoms, range(1, n + 1), strict=True),
+        out_shape=out_shape,
+        transform=transform,
+        fill=0,
+        all_touched=False,
+        dtype=dtype,
+    )
 
 
 @dataclass(frozen=True)

@@ -155,7 +155,8 @@ def steep_polygons(
     import geopandas as gpd
     import shapely
     from affine import Affine
-    from rasterio.features import shapes
+
+    from georeview.measure.dem import polygonize
 
     limit = MAP_MAX_CELLS if max_cells is None else max_cells
     k = max(1, math.ceil(math.sqrt(mask.size / limit))) if mask.size else 1
@@ -170,7 +171,7 @@ def steep_polygons(
         transform = Affine(
             transform.a * k, transform.b, transform.c, transform.d, transform.e * k, transform.f
         )
-    gen = shapes(mask, mask=mask.view(bool), connectivity=8, transform=transform)
+    gen = polygonize(mask, mask=mask.view(bool), connectivity=8, transform=transform)
     geoms = _shapes_to_polygons(gen)
     gdf = gpd.GeoDataFrame(
         {
