@@ -418,10 +418,23 @@ def soils_text(dist: Polygon, lay: Layers) -> str:
 
 
 def somers_plan(
-    site: Polygon, dist: Polygon, lay: Layers, *, owner: str, receiving_water: str, work: str
+    site: Polygon,
+    dist: Polygon,
+    lay: Layers,
+    *,
+    owner: str,
+    receiving_water: str,
+    work: str,
+    receiving_water_distance_ft: float | None = None,
 ) -> dict[str, Any]:
-    """A complete Somers 17.10(B) plan table: every item of (3)(a)-(h), (5)(a)-(l) and (6)."""
+    """A complete Somers 17.10(B) plan table: every item of (3)(a)-(h), (5)(a)-(l) and (6).
+
+    ``receiving_water_distance_ft`` is the plan's own figure (compared with the trace's).
+    """
     dist_ac = acres(dist)
+    distance = {} if receiving_water_distance_ft is None else {
+        "receiving_water_distance_ft": receiving_water_distance_ft
+    }
     return {
         "owner_name": owner,
         "owner_address": "4800 Example Rd, Somers WI",
@@ -439,6 +452,7 @@ def somers_plan(
         "soils_description": soils_text(dist, lay),
         "groundwater_depth_ft": 6.0,
         "receiving_water": receiving_water,
+        **distance,
         "velocity_dissipation": "Riprap apron at each outfall (Sheet C-4)",
         "maintenance": "Inspected weekly and within 24 hours of 0.5 in of rain; silt fence "
         "cleaned at 1/3 height",
@@ -1052,6 +1066,7 @@ def somers_samples(lay: Layers) -> list[Sample]:
                     owner="Example Excavating",
                     receiving_water="Wetland WWI30S00003 (synthetic wetland layer), about 870 ft "
                     "downslope",
+                    receiving_water_distance_ft=870.0,
                     work="2.0-acre parcel on town land south of the village; contractor "
                     "building and yard",
                 ),
@@ -1144,6 +1159,7 @@ def somers_samples(lay: Layers) -> list[Sample]:
                     owner="Example Health",
                     receiving_water="Wetland WWI30S00002 (synthetic wetland layer), about "
                     "950 ft downslope",
+                    receiving_water_distance_ft=950.0,
                     work="3.5-acre lot; medical office building, parking and a wet pond",
                 ),
                 "soil_loss": somers_soil_loss(cp_dist, lay, cp_phases),

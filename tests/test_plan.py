@@ -85,7 +85,21 @@ def _findings(municipality: str, facts: dict, acres: float = 2.75) -> dict:
 
 
 def _plan_rules(found: dict, prefixes: tuple[str, ...]) -> dict:
-    return {k: f for k, f in found.items() if k.startswith(prefixes) and f.kind == "required"}
+    """The plan items of ``found`` (the declared-against-measured rules are not items)."""
+    return {
+        k: f
+        for k, f in found.items()
+        if k.startswith(prefixes) and f.kind == "required" and k not in _COMPARED
+    }
+
+
+#: Rule ids of the compare parts (tests/test_declared_vs_measured.py).
+_COMPARED = {
+    r.id
+    for m in ("somers", "deerfield")
+    for r in load_ordinance(m).rules
+    if (r.verdict_fact or "").startswith("compare.")
+}
 
 
 SOMERS_MAJOR = ("somers.17.10.B.3", "somers.17.10.B.5", "somers.17.10.B.6")

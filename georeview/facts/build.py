@@ -39,6 +39,7 @@ MEASURED = (
     "max_slope_pct",
     "downstream.reaches_water_within_quarter_mile",
     "downstream.receiving_feature",
+    "downstream.distance_ft",
 )
 
 

@@ -289,6 +289,9 @@ class Plan(StrictModel):
     groundwater_depth_ft: NonNeg | None = None
     #: 17.10(B)(3)(h): immediate named receiving water (USGS 7.5-minute map).
     receiving_water: Text | None = None
+    #: Distance the plan gives from the site to that water along the runoff's path, feet
+    #: (compared with the downstream trace's).
+    receiving_water_distance_ft: NonNeg | None = None
     #: 17.10(B)(5)(a)-(l).
     bmps: Bmps | None = None
     #: Brief BMP / erosion control description of a plan statement (17.10(A), 31.09(2)).
@@ -304,6 +307,9 @@ class Plan(StrictModel):
     uses_infiltration: bool | None = None
     #: 17.08(C)(3)(c): how disturbance on slopes of 20 % or more is minimized (read by review).
     steep_slope_minimization: bool | Text | None = Field(default=None, union_mode="left_to_right")
+    #: Area of the disturbance on slopes of 20 % or more as the plan shows it, sq ft
+    #: (compared with the DEM's).
+    steep_slope_area_sqft: NonNeg | None = None
     #: Design criteria, standards and guidance the BMPs follow (e.g. "WDNR Technical
     #: Standards 1057, 1060, 1068"; Somers 17.06, Deerfield 31.04).
     design_standards: Text | None = None

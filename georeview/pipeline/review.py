@@ -19,6 +19,7 @@ import shapely
 
 from georeview.errors import ConfigError
 from georeview.facts.build import activity_columns, facts_frame, record_of, site_map_columns
+from georeview.facts.compare import declared_vs_measured
 from georeview.facts.determinations import (
     IGNORED_NOTE,
     Determinations,
@@ -199,16 +200,31 @@ def _facts(
     sitemap: dict[str, Any],
     decided: Determinations,
 ) -> dict[str, Any]:
-    """The one record of facts the rules read: measured, declared, engineered, decided."""
-    return record_of(
+    """The one record of facts the rules read: measured, declared, engineered, decided.
+
+    The declared numbers georeview also measures are compared last, on the whole record
+    (:mod:`georeview.facts.compare`); the declared contour interval is kept apart from the
+    one a contour layer replaces it with.
+    """
+    declared_interval = {
+        "site_map.contour_interval_declared_ft": sub.config.site_map.contour_interval_ft
+    }
+    record = record_of(
         facts_frame(
             measured,
             activity_columns(sub.config.activity, 1),
             n=1,
             site_map=site_map_columns(sub.config.site_map, 1),
-            extra={**engineering_facts(eng), **plan_facts(sub), **sitemap, **decided.facts()},
+            extra={
+                **engineering_facts(eng),
+                **plan_facts(sub),
+                **sitemap,
+                **declared_interval,
+                **decided.facts(),
+            },
         )
     )
+    return {**record, **declared_vs_measured(record, disturbed_measured=sub.disturbance_declared)}
 
 
 def _map_layers(
@@ -409,4 +425,5 @@ def measured_facts(
             "reaches_water_within_quarter_mile"
         ),
         "downstream.receiving_feature": down.get("receiving_feature"),
+        "downstream.distance_ft": down.get("distance_ft"),
     }
