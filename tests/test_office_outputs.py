@@ -409,8 +409,9 @@ def test_batch_review_ends_with_its_outcomes(tmp_path: Path, capsys) -> None:
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
     assert lines[0].startswith("batch: 1 submissions, 1 reviewed, 0 errors")
-    # two of the sample home site's findings need information: its outcome is "incomplete"
-    assert lines[1] == "  outcome: incomplete 1"
+    # the sample home site's open findings are the Village's own (31.06(4) master-plan areas
+    # and the Board's referral): the applicant owes nothing, "awaiting the Village"
+    assert lines[1] == "  outcome: awaiting the Village 1"
     assert f"  wrote {out / 'summary.xlsx'}" in lines
     # off a terminal (pytest captures stderr) no progress bar is drawn
     assert captured.err == ""

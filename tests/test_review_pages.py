@@ -222,7 +222,9 @@ def test_needs_information_says_what_and_how(page, tmp_path):
         for i in range(rows.count())
         if "rainfall" in rows.nth(i).locator("td.missing").inner_text().lower()
     )
-    how = first.locator("td.supply").inner_text()
+    # in plain words who owes it; the submission.toml keys folded away (not printed)
+    assert first.locator("td.supply p.owner").inner_text() == "The applicant supplies it."
+    how = first.locator("td.supply").text_content()
     assert "submission.toml" in how
     assert '"rainfall_in"' in how
     assert "engineering." not in first.inner_text()
@@ -430,11 +432,12 @@ def test_batch_index_and_summary(page, batch, tmp_path):
     # 5 need information from the applicant, 4 are for the Village to decide (31.06(3)(B)
     # basin required, 31.06(4) master-plan areas and the Board's referral, 31.12(2)(A) the
     # Village Engineer's cost estimate the security rests on)
-    assert rows["deerfield_etj_subdivision"]["outcome"] == "incomplete"
+    # the applicant owes the peaks' inputs: return to the applicant (summary.outcome)
+    assert rows["deerfield_etj_subdivision"]["outcome"] == "return to applicant"
     assert rows["deerfield_etj_subdivision"]["needs_info"] == "9"
     # the larger site describes detention without a routed outflow: its peaks are unknown
     # (needs_info), not failed; whether it lies in master-plan areas is the Village's
-    assert rows["deerfield_larger_site"]["outcome"] == "incomplete"
+    assert rows["deerfield_larger_site"]["outcome"] == "return to applicant"
     assert rows["deerfield_larger_site"]["fail"] == "0"
     assert rows["deerfield_wetland_floodplain"]["extraordinary"] == "yes"
     assert rows["deerfield_larger_site"]["extraordinary"] not in ("yes", "no")
@@ -448,7 +451,7 @@ def test_batch_index_and_summary(page, batch, tmp_path):
     assert watch.errors == []
     links = page.locator('#results tbody a[href$="/report.html"]')
     assert links.count() == len(rows)
-    assert "incomplete" in page.locator("#georeview-legend").inner_text()
+    assert "return to applicant" in page.locator("#georeview-legend").inner_text()
     assert "village limits" in page.locator("#georeview-legend").inner_text()
     # The overview opens on the submissions (zoomed past the whole of both villages).
     zoom = page.evaluate("window.georeviewIndex.map.getZoom()")

@@ -40,6 +40,20 @@ class Fact:
     source: Source
     description: str
     units: str | None = None
+    #: Who supplies the fact when it is missing: ``applicant`` (their files and words, and
+    #: what is computed from them) or ``village`` (its decisions, its reference layers and
+    #: DEM); ``None`` for the judge's own classification (owed by whoever owes its facts).
+    supplied_by: str | None = None
+
+
+#: Who supplies a fact of each source, unless the registry says otherwise.
+SUPPLIED_BY = {
+    "declared": "applicant",
+    "computed": "applicant",
+    "village": "village",
+    "measured": "village",
+    "judged": None,
+}
 
 
 def _activity_fields() -> tuple[str, ...]:
@@ -119,6 +133,11 @@ class Registry:
         """The declared fact ``name``, or ``None``."""
         return self.facts.get(name)
 
+    def supplied_by(self, name: str) -> str | None:
+        """Who supplies fact ``name`` when it is missing (``None``: judged or undeclared)."""
+        f = self.facts.get(name)
+        return f.supplied_by if f else None
+
     def source(self, name: str) -> str | None:
         """The source of fact ``name`` (``None`` when undeclared)."""
         f = self.facts.get(name)
@@ -135,7 +154,14 @@ def _fact(name: str, spec: dict[str, Any], where: str) -> Fact:
             path="georeview/facts/registry.toml",
             field=where,
         )
-    return Fact(name, kind, source, spec["description"], spec.get("units"))
+    by = spec.get("supplied_by", SUPPLIED_BY[source])
+    if by not in ("applicant", "village", None):
+        raise ConfigError(
+            f"fact {name!r}: supplied_by is applicant or village, not {by!r}",
+            path="georeview/facts/registry.toml",
+            field=where,
+        )
+    return Fact(name, kind, source, spec["description"], spec.get("units"), by)
 
 
 @functools.cache

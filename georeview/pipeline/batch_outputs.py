@@ -31,9 +31,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: Columns of summary.csv, in order.
-#: ``outcome`` is what a reviewer sorts by: error, fails, incomplete (something needs
-#: information), extraordinary (regulated and extraordinary, nothing fails or is
-#: missing), the category (major, minor, regulated) or not regulated; ``extraordinary``
+#: ``outcome`` is what a reviewer sorts by: error, or the report's recommendation
+#: (summary.outcome: return to applicant, disapprove, awaiting the Village, approve with
+#: conditions, approve, not regulated); ``extraordinary``
 #: is yes/no/unknown on its own; ``report_html`` is the link to the reader's report.
 SUMMARY_COLUMNS = (
     "name",
@@ -62,7 +62,8 @@ SUMMARY_LABELS: dict[str, tuple[str, str]] = {
     "status": ("Status", "ok (reviewed) or error (see Error)"),
     "outcome": (
         "Outcome",
-        "error, fails, incomplete, extraordinary, the category, or not regulated",
+        "error, return to applicant, disapprove, awaiting the Village, approve with "
+        "conditions, approve, or not regulated",
     ),
     "error": ("Error", "why the submission could not be reviewed"),
     "municipality": ("Municipality", "the ordinance it was reviewed against"),
@@ -79,6 +80,15 @@ SUMMARY_LABELS: dict[str, tuple[str, str]] = {
     "report": ("Report (JSON)", "path of report.json, relative to the batch's output"),
     "report_html": ("Report (HTML)", "path of report.html, relative to the batch's output"),
 }
+#: report.json ``summary.outcome.code`` -> the outcome column's words.
+OUTCOME_WORDS = {
+    "return_to_applicant": "return to applicant",
+    "disapprove": "disapprove",
+    "awaiting_village": "awaiting the Village",
+    "approve_with_conditions": "approve with conditions",
+    "approve": "approve",
+    "not_regulated": "not regulated",
+}
 #: CRS of sites.gpkg and index.html when no submission could be read (otherwise the
 #: working CRS of the submissions' layers).
 _DEFAULT_CRS = "EPSG:3071"
@@ -93,7 +103,11 @@ def _outcome(row: Mapping[str, Any], report: Mapping[str, Any] | None) -> dict[s
     # None (or a missing key) is not decided: "unknown"
     yes_no: dict[bool | None, str] = {True: "yes", False: "no"}
     extraordinary = yes_no.get(c.get("extraordinary"), "unknown")
-    if counts.get("fail"):
+    code = ((report.get("summary") or {}).get("outcome") or {}).get("code")
+    if code:
+        # the reviewer's outcome of the report (georeview.pipeline.owes), in words
+        outcome = OUTCOME_WORDS.get(code, code.replace("_", " "))
+    elif counts.get("fail"):
         outcome = "fails"
     elif counts.get("needs_info") or c.get("regulated") is None:
         outcome = "incomplete"

@@ -171,14 +171,36 @@ class Review:
         return counts
 
     def _summary(self) -> dict[str, Any]:
-        """report.json ``summary``: findings counted by status, failing and missing ones."""
+        """report.json ``summary``: counts, failing and missing findings, who owes what.
+
+        ``owes`` and ``outcome``: :func:`georeview.pipeline.owes.summary_owes`.
+        """
+        from georeview.facts.registry import registry
+        from georeview.pipeline.owes import summary_owes
+        from georeview.report.rule_reads import rule_facts
+
         findings = self.judgement.findings
+        reads = rule_facts(self.ordinance)
+        missing = {
+            rid: sorted(n for n in names if self.facts.get(n) is None)
+            for rid, names in reads.items()
+        }
+        reg = registry()
+        supplied = {n: reg.supplied_by(n) for names in missing.values() for n in names}
         return {
             "counts": self.counts(),
             "fail": [f"{f.citation}: {f.message}" for f in findings if f.status == "fail"],
             "needs_info": [
                 f"{f.citation}: {f.message}" for f in findings if f.status == "needs_info"
             ],
+            **summary_owes(
+                findings,
+                {r.id: r for r in self.ordinance.rules},
+                missing,
+                supplied,
+                self.judgement.regulated,
+                self.ordinance.outcomes,
+            ),
         }
 
 

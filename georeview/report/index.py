@@ -33,6 +33,11 @@ INDEX_SIMPLIFY_M = 1.0
 #: on first; grey for what could not be reviewed.
 OUTCOME_COLOURS: dict[str, str] = {
     "fails": "#D55E00",
+    "disapprove": "#D55E00",
+    "return to applicant": "#0072B2",
+    "awaiting the Village": "#56B4E9",
+    "approve with conditions": "#E69F00",
+    "approve": "#F0E442",
     "incomplete": "#0072B2",
     "needs info": "#0072B2",
     "extraordinary": "#CC79A7",

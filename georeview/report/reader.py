@@ -31,6 +31,8 @@ EVIDENCE_WORDS = {
     "judged": ("follows from the classification", "J"),
     "ordinance": ("set by the ordinance", "O"),
 }
+#: Who owes an open finding (report.json ``summary.owes``), as the page says it.
+OWNER_WORDS = {"applicant": "The applicant supplies it.", "village": "The Village decides it."}
 #: Sentinels reference layers use for "no value" (FEMA NFHL writes -9999).
 NODATA = (-9999.0, -9998.0, -8888.0)
 NOT_GIVEN = "not given"
@@ -553,6 +555,9 @@ def view(
     rows: dict[str, list[dict[str, Any]]] = {s: [] for s in COMPLIANCE_ORDER}
     determinations: list[dict[str, Any]] = []
     not_applicable: list[dict[str, Any]] = []
+    owes = (report.get("summary") or {}).get("owes") or {}
+    # who owes each open finding (report.json summary.owes): said in words on the page
+    owner = {i["rule_id"]: who for who in ("applicant", "village") for i in owes.get(who, ())}
     for f in report.get("findings", []):
         prose, tech = plain(f.get("message"))
         ev = evidence_of(f, evidence)
@@ -581,6 +586,7 @@ def view(
             row["supply"] = how_to_supply(
                 f, report, (missing or {}).get(f.get("rule_id", ""), ()), fact_sources
             )
+            row["owner"] = OWNER_WORDS.get(owner.get(f.get("rule_id", ""), ""), "")
         if is_determination(f) and f["status"] != "needs_info":
             if f["status"] == "not_applicable":
                 row["label"] = "Does not apply"

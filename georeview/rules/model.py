@@ -181,6 +181,12 @@ class Rule(StrictModel):
     caveats: tuple[Caveat, ...] = Field(default=(), strict=False)
     #: For limit/required: the text's own alternative to meeting the standard.
     escape: Escape | None = None
+    #: What the Village must do before it decides, when the finding holds (a referral to
+    #: the Board); listed in report.json ``summary.owes.village``.
+    action: str = ""
+    #: A condition of approval the finding sets when it holds (security before the permit
+    #: issues); ``{measured}`` is filled in. Listed in ``summary.outcome.conditions``.
+    condition: str = ""
 
     def facts(self) -> set[str]:
         """Every fact name the rule reads."""
@@ -257,6 +263,10 @@ class Ordinance(StrictModel):
     category_labels: dict[str, str] = Field(default_factory=dict, strict=False)
     parameters: dict[str, Parameter] = Field(default_factory=dict, strict=False)
     interpretations: dict[str, Interpretation] = Field(default_factory=dict, strict=False)
+    #: The reviewer's outcomes in the ordinance's own words (``summary.outcome``): keys
+    #: not_regulated, return_to_applicant, disapprove, awaiting_village,
+    #: approve_with_conditions, approve.
+    outcomes: dict[str, str] = Field(default_factory=dict, strict=False)
     #: Further rule files of the folder, in the order they are appended.
     rule_files: tuple[str, ...] = Field(default=(), strict=False)
     rules: tuple[Rule, ...] = Field(strict=False)
