@@ -121,3 +121,20 @@ def test_the_page_says_the_recommendation_and_who_owes_what(reports):
     assert "The Village must decide or do (3)" in text
     assert "Refer the site to the Village Board" in text
     assert 'id="summary-applicant"' in page
+
+
+def test_an_unknown_outcome_is_refused_naming_the_field(tmp_path):
+    # a typo in an ordinance folder's [outcomes] would silently fall back to the code's name
+    import shutil
+
+    import georeview.ordinances
+    from georeview.errors import ConfigError
+    from georeview.rules.load import load_ordinance_folder
+
+    folder = tmp_path / "somers"
+    shutil.copytree(Path(georeview.ordinances.__file__).parent / "somers", folder)
+    toml = folder / "ordinance.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace("\napprove = ", "\naprove = ", 1), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"outcomes"):
+        load_ordinance_folder(folder)

@@ -23,16 +23,6 @@ from typing import Any
 
 __all__ = ["owed_by", "summary_owes"]
 
-#: Outcome codes, in the order they are decided.
-OUTCOMES = (
-    "not_regulated",
-    "return_to_applicant",
-    "disapprove",
-    "awaiting_village",
-    "approve_with_conditions",
-    "approve",
-)
-
 
 def owed_by(missing: Iterable[str], supplied_by: Mapping[str, str | None]) -> str | None:
     """Who owes a finding missing ``missing`` facts: applicant first, then the Village."""
@@ -59,7 +49,7 @@ def summary_owes(
     missing: Mapping[str, Iterable[str]],
     supplied_by: Mapping[str, str | None],
     regulated: bool | None,
-    outcome_words: Mapping[str, str],
+    outcome_words: Mapping[Any, str],
 ) -> dict[str, Any]:
     """``summary.owes`` and ``summary.outcome`` of one review.
 

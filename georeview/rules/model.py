@@ -27,6 +27,15 @@ __all__ = [
 
 #: Every rule kind the judge knows (see :mod:`georeview.rules.judge`).
 RULE_KINDS = ("reach", "exemption", "trigger", "classify", "limit", "required", "info")
+#: The reviewer's outcomes an ordinance words in ``[outcomes]`` (georeview.pipeline.owes).
+Outcome = Literal[
+    "not_regulated",
+    "return_to_applicant",
+    "disapprove",
+    "awaiting_village",
+    "approve_with_conditions",
+    "approve",
+]
 #: Kinds whose finding is a determination (applicability, classification), not compliance.
 DETERMINATION_KINDS = ("reach", "exemption", "trigger", "classify")
 
@@ -266,7 +275,7 @@ class Ordinance(StrictModel):
     #: The reviewer's outcomes in the ordinance's own words (``summary.outcome``): keys
     #: not_regulated, return_to_applicant, disapprove, awaiting_village,
     #: approve_with_conditions, approve.
-    outcomes: dict[str, str] = Field(default_factory=dict, strict=False)
+    outcomes: dict[Outcome, str] = Field(default_factory=dict, strict=False)
     #: Further rule files of the folder, in the order they are appended.
     rule_files: tuple[str, ...] = Field(default=(), strict=False)
     rules: tuple[Rule, ...] = Field(strict=False)
