@@ -28,6 +28,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "folder of <submission name>.toml); a determinations.toml inside a submission "
         "is never read",
     )
+    p.add_argument(
+        "--case-number",
+        metavar="TEXT",
+        help="the Village's case or permit number, printed on every page of report.html",
+    )
+    p.add_argument(
+        "--reviewer",
+        metavar="NAME",
+        help="who reviews it, printed in report.html's sign-off block (else a blank line)",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace existing reports")
     p.add_argument("--no-map", action="store_true", help="skip map.html")
     p.add_argument(
@@ -114,7 +124,8 @@ def _one(args: argparse.Namespace, target: Path, determinations: Path | None) ->
             with_terrain=not args.no_terrain,
             determinations=determinations,
         )
-        paths = write_reports(result, out, with_map=not args.no_map)
+        record = {"case_number": args.case_number, "reviewer": args.reviewer}
+        paths = write_reports(result, out, with_map=not args.no_map, record=record)
     from georeview.facts.determinations import IGNORED_NOTE
 
     if IGNORED_NOTE in result.warnings:  # said on the terminal too: it changes the verdict

@@ -9,6 +9,7 @@ leaves a partial file that looks complete.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 from functools import cache
@@ -32,6 +33,23 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     return value
+
+
+def css_string(text: Any) -> Any:
+    """Quote text as a CSS string literal, every character outside [A-Za-z0-9 ] escaped.
+
+    The printed page's running header (``@page`` margin boxes) can only take its text
+    from the stylesheet, where HTML escaping does not apply; a hex escape for every
+    other character keeps a quote, a backslash or ``</style>`` from an applicant's
+    submission name inert.
+    """
+    from markupsafe import Markup
+
+    out = "".join(
+        c if c.isascii() and (c.isalnum() or c == " ") else f"\\{ord(c):x} "
+        for c in str(text or "")
+    )
+    return Markup(f'"{out}"')
 
 
 def to_json(report: dict[str, Any]) -> str:
@@ -60,6 +78,7 @@ def template_env() -> Any:
     env.filters["pct"] = lambda v: "" if v is None else f"{100 * v:.1f} %"
     env.filters["qty"] = reader.quantity
     env.filters["plain"] = lambda text: reader.plain(str(text or ""))[0]
+    env.filters["css_string"] = css_string
     return env
 
 
@@ -69,6 +88,8 @@ def render_html(
     map_file: str | None = "map.html",
     map_html: str | None = None,
     review: Any = None,
+    exhibit: Any = None,
+    record: dict[str, str | None] | None = None,
 ) -> str:
     """Render report.html from the report dict.
 
@@ -85,6 +106,11 @@ def render_html(
         The review the dict came from: with it, each finding's evidence and the
         facts a needs-information finding lacks are read from the rules (a
         finding's own ``evidence`` field wins when report.json carries one).
+    exhibit : georeview.report.exhibit.Exhibit, optional
+        The static site exhibit the print carries instead of the interactive map.
+    record : dict, optional
+        The Village's record of this review for the printed header and sign-off:
+        ``case_number`` and ``reviewer`` (blank lines to fill in by hand when absent).
     """
     from georeview.report import reader
     from georeview.report.village import village_facts_read, village_view
@@ -108,25 +134,40 @@ def render_html(
             tech[row["f"]["rule_id"]] = row["technical"] + (
                 row.get("supply", {}).get("keys", []) if row.get("supply") else []
             )
-    return template_env().get_template("report.html").render(
-        r=report,
-        v=v,
-        village=village_view(report, village_read),
-        tech=tech,
-        ev_words=reader.EVIDENCE_WORDS,
-        fee_status={"due": "due", "actual_cost": "actual cost", "waived": "waived"},
-        map_file=map_file,
-        map_html=map_html,
+    return (
+        template_env()
+        .get_template("report.html")
+        .render(
+            r=report,
+            v=v,
+            village=village_view(report, village_read),
+            tech=tech,
+            ev_words=reader.EVIDENCE_WORDS,
+            fee_status={"due": "due", "actual_cost": "actual cost", "waived": "waived"},
+            map_file=map_file,
+            map_html=map_html,
+            exhibit=exhibit,
+            record=record or {},
+            today=dt.date.today().isoformat(),
+        )
     )
 
 
 def write_reports(
-    review: Any, out_dir: Path, *, with_map: bool = True, with_layers: bool = True
+    review: Any,
+    out_dir: Path,
+    *,
+    with_map: bool = True,
+    with_layers: bool = True,
+    record: dict[str, str | None] | None = None,
 ) -> dict[str, Path]:
     """Write report.json, report.html, layers.gpkg and (optionally) map.html for one review.
 
-    The map is built once: written as map.html and embedded in report.html.
-    layers.gpkg holds the review's geometry for a GIS (:mod:`georeview.report.gpkg`).
+    The map is built once: written as map.html and embedded in report.html. With the
+    map, report.html also embeds the static site exhibit its print carries
+    (:mod:`georeview.report.exhibit`). layers.gpkg holds the review's geometry for a
+    GIS (:mod:`georeview.report.gpkg`). ``record`` is the case number and reviewer
+    printed on every page and in the sign-off block (:func:`render_html`).
     """
     out_dir = Path(out_dir)
     report = review.to_dict()
@@ -134,11 +175,15 @@ def write_reports(
         "json": write_atomic(out_dir / "report.json", to_json(report)),
     }
     map_html = None
+    exhibit = None
     if with_map:
         from georeview.report.webmap import build_map, render_map
 
         map_html = render_map(build_map(review, report))
         paths["map"] = write_atomic(out_dir / "map.html", map_html)
+        from georeview.report.exhibit import draw_exhibit
+
+        exhibit = draw_exhibit(review)
     if with_layers:
         from georeview.report.gpkg import write_layers_gpkg
 
@@ -150,6 +195,8 @@ def write_reports(
             map_file="map.html" if with_map else None,
             map_html=map_html,
             review=review,
+            exhibit=exhibit,
+            record=record,
         ),
     )
     return paths

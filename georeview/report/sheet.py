@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 __all__ = ["make_sheet"]
 
 
-def _literal_text(func: Any) -> Any:
+def literal_text(func: Any) -> Any:
     r"""Run ``func`` with every matplotlib text literal, never markup.
 
     Applicant text such as ``"$x^2$"`` or ``"$\frac{$"`` would otherwise be typeset
@@ -110,7 +110,7 @@ def _write_pdf(fig: Any, out_pdf: Path, metadata: dict[str, str]) -> None:
         fig.savefig(tmp, format="pdf", metadata=metadata)
 
 
-@_literal_text
+@literal_text
 def make_sheet(
     submission_dir: Path,
     out_pdf: Path,

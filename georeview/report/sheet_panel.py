@@ -88,7 +88,8 @@ def draw_vicinity(fig: Any, layout: SheetLayout, r: Any, band: tuple[float, floa
     c = shapely.centroid(site)
     ax.plot([c.x], [c.y], marker="o", ms=6, mfc="none", mec=SITE_COLOR, mew=1.6)
     ax.plot([c.x], [c.y], marker=".", ms=3, color=SITE_COLOR)
-    ax.set_title(f"VICINITY: {j.village.name} limits, site circled", fontsize=6, pad=2)
+    # two lines: a long village name fits a narrow panel
+    ax.set_title(f"VICINITY\n{j.village.name} limits, site circled", fontsize=6, pad=2)
 
 
 def _north_arrow(fig: Any, layout: SheetLayout) -> None:
