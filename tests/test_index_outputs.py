@@ -29,6 +29,21 @@ def test_batch_review_writes_an_index_linking_each_report(tmp_path):
     from georeview.report.map_assets import external_resources
 
     assert external_resources(page) == []  # opens with no network
+    data = _data(page)
+    # headers in words, the report link shown first (issue 24, item 6)
+    assert [data["labels"][j] for j in data["order"]][:2] == ["Report", "Outcome"]
+    assert "needs_info" not in data["labels"]
+    assert "Needs information" in data["labels"]
+
+
+def _data(page: str) -> dict:
+    """The page's data (its application/json script)."""
+    import json
+    import re
+
+    m = re.search(r'id="georeview-data">(.*?)</script>', page, re.S)
+    assert m is not None
+    return json.loads(m.group(1))
 
 
 def test_screen_index_has_a_row_per_parcel(tmp_path):
@@ -58,6 +73,9 @@ def test_screen_index_has_a_row_per_parcel(tmp_path):
     # Every parcel id appears in the page's data (300 rows, ids from the input).
     missing = [ml for ml in parcels["ML"].astype(str) if ml not in page]
     assert missing == []
+    # the parcel file's own fields are kept, under their own names, beside the results
+    labels = _data(page)["labels"]
+    assert {"Parcel ID", "Why unknown", "POLY_TYPE", "LOC_ID"} <= set(labels)
 
 
 @pytest.mark.parametrize("n", [0])

@@ -269,6 +269,37 @@ def test_no_neighbours_layer_leaves_the_etj_undetermined(village_layers: Path) -
     assert out.loc["near", "regulated"] != "no"
     assert out.loc["far", "jurisdiction"] == "outside"
     assert out.loc["far", "regulated"] == "no"
+    # the reason column says what is missing where the answer is open, and only there
+    assert out.loc["near", "regulated"] == "unknown"
+    assert "no neighbours layer" in out.loc["near", "reason"]
+    assert out.loc["far", "reason"] == ""
+
+
+def test_reason_names_what_the_assumption_leaves_open(village_layers: Path) -> None:
+    # Deerfield reaches its extraterritorial area for subdivisions only: an assumed
+    # activity silent on a platted lot leaves an ETJ parcel open, and the reason says
+    # so (and that the connection with a subdivision is the Village's to decide); the
+    # same activity stated as a subdivision decides it, and the reason goes.
+    parcels = gpd.GeoDataFrame(
+        {"PARCELID": ["etj", "in"]},
+        geometry=[
+            shapely.box(X0 - 600, Y0 + 500, X0 - 500, Y0 + 600),  # in the town, within 1.5 mi
+            shapely.box(X0 + 500, Y0 + 500, X0 + 600, Y0 + 600),
+        ],
+        crs="EPSG:3071",
+    )
+    layers = load_layers(village_layers)
+    out = screen_frame(parcels, build_context(layers, parse_assume("disturb=whole")))
+    out = out.set_index("PARCELID")
+    assert out.loc["etj", "regulated"] == "unknown"
+    assert "not stated in --assume: on_platted_lot" in out.loc["etj", "reason"]
+    assert "for the Village to decide" in out.loc["etj", "reason"]
+    assert out.loc["in", "regulated"] == "yes"
+    assert not out.loc["in", "reason"].startswith(("not stated", "for the Village"))
+    sub = build_context(layers, parse_assume("disturb=whole,kinds=subdivision"))
+    decided = screen_frame(parcels, sub).set_index("PARCELID")
+    assert decided.loc["etj", "regulated"] == "yes"
+    assert not decided.loc["etj", "reason"].startswith("not stated")
 
 
 def test_jurisdiction_shares_equal_locate(village_layers: Path) -> None:

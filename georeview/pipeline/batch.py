@@ -23,6 +23,7 @@ from georeview.errors import DataSourceError, GeoReviewError, OutputError
 from georeview.pipeline.batch_outputs import (
     SUMMARY_COLUMNS,
     in_one_crs,
+    received_and_due,
     with_outcomes,
     write_batch_index,
     write_sites,
@@ -36,7 +37,6 @@ from georeview.report.files import claim_folder
 __all__ = ["BatchResult", "review_many"]
 
 log = logging.getLogger(__name__)
-
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,7 @@ def _review_one(job: _Job, cache: dict) -> tuple[dict[str, Any], Any]:
         "needs_info": counts["needs_info"],
         "pass": counts["pass"],
         "report": str(Path(name) / "report.json"),
+        **received_and_due(report),
     }
     # the site in its layers' working CRS, with that CRS (sites.gpkg states it)
     site = (result.submission.site.geometry.union_all(), result.layers.config.working_crs)

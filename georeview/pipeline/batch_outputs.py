@@ -21,6 +21,7 @@ __all__ = [
     "SUMMARY_COLUMNS",
     "SUMMARY_LABELS",
     "in_one_crs",
+    "received_and_due",
     "with_outcomes",
     "write_batch_index",
     "write_sites",
@@ -35,12 +36,19 @@ log = logging.getLogger(__name__)
 #: (summary.outcome: return to applicant, disapprove, awaiting the Village, approve with
 #: conditions, approve, not regulated); ``extraordinary``
 #: is yes/no/unknown on its own; ``report_html`` is the link to the reader's report.
+#: ``applicant``, ``application_date`` (received) and ``decision_deadline`` (with its
+#: ``decision_citation``) are what a clerk files a submission by.
 SUMMARY_COLUMNS = (
     "name",
     "source",
     "status",
     "outcome",
+    "recommendation",
     "error",
+    "applicant",
+    "application_date",
+    "decision_deadline",
+    "decision_citation",
     "municipality",
     "jurisdiction",
     "regulated",
@@ -65,7 +73,22 @@ SUMMARY_LABELS: dict[str, tuple[str, str]] = {
         "error, return to applicant, disapprove, awaiting the Village, approve with "
         "conditions, approve, or not regulated",
     ),
+    "recommendation": (
+        "Recommendation",
+        "the report's recommendation in the ordinance's words (report.json summary.outcome.words)",
+    ),
     "error": ("Error", "why the submission could not be reviewed"),
+    "applicant": ("Applicant", "the applicant the submission names (submission.toml applicant)"),
+    "application_date": (
+        "Received",
+        "the date the application was received (submission.toml application_date)",
+    ),
+    "decision_deadline": (
+        "Decision deadline",
+        "the latest day the Village must decide by (report.json deadlines marked decision in"
+        " the ordinance's calendar.toml; blank when the category or dates leave it open)",
+    ),
+    "decision_citation": ("Decision deadline (citation)", "the section that sets that deadline"),
     "municipality": ("Municipality", "the ordinance it was reviewed against"),
     "jurisdiction": ("Jurisdiction", "village, extraterritorial, outside, straddles ..."),
     "regulated": ("Regulated", "yes, no or unknown"),
@@ -89,6 +112,36 @@ OUTCOME_WORDS = {
     "approve": "approve",
     "not_regulated": "not regulated",
 }
+#: The batch's index.html table, in this order (the report link is shown first).
+INDEX_COLUMNS = (
+    "report_html",
+    "name",
+    "applicant",
+    "application_date",
+    "decision_deadline",
+    "outcome",
+    "recommendation",
+    "error",
+    "jurisdiction",
+    "regulated",
+    "category",
+    "larger_site",
+    "extraordinary",
+    "fail",
+    "needs_info",
+    "site_area_sqft",
+    "disturbed_area_sqft",
+)
+#: Headers of the index page: short words (summary.xlsx's SUMMARY_LABELS say more).
+INDEX_LABELS: dict[str, str] = {
+    **{c: words for c, (words, _) in SUMMARY_LABELS.items()},
+    "report_html": "Report",
+    "name": "Submission",
+    "fail": "Fails",
+    "needs_info": "Needs information",
+}
+
+
 #: CRS of sites.gpkg and index.html when no submission could be read (otherwise the
 #: working CRS of the submissions' layers).
 _DEFAULT_CRS = "EPSG:3071"
@@ -117,10 +170,47 @@ def _outcome(row: Mapping[str, Any], report: Mapping[str, Any] | None) -> dict[s
         outcome = "extraordinary"
     else:
         outcome = c.get("category") or "regulated"
+    words = ((report.get("summary") or {}).get("outcome") or {}).get("words") or ""
     return {
         "outcome": outcome,
+        "recommendation": str(words),
         "extraordinary": extraordinary,
         "report_html": str(PurePosixPath(str(row["name"])) / "report.html"),
+    }
+
+
+def received_and_due(report: Mapping[str, Any]) -> dict[str, str]:
+    """The applicant, received date and decision deadline of one report.json.
+
+    The decision deadline is the latest dated one of the deadlines the municipality's
+    ``calendar.toml`` marks ``decision = true`` (as
+    :func:`georeview.calendar.starts_after_decision` reads them): after additional
+    information the later decision binds. Blank when none is dated (no application date,
+    or a category not yet known).
+    """
+    from georeview.calendar import municipality_calendar
+
+    sub = report.get("submission") or {}
+    due: tuple[str, str] = ("", "")
+    listed = report.get("deadlines") or []
+    if listed:
+        try:
+            spec = municipality_calendar(str(report.get("municipality")))
+        except GeoReviewError:
+            spec = {}
+        ids = {d.get("id") for d in spec.get("deadlines", []) if d.get("decision")}
+        dated = [
+            (str(d["date"]), str(d.get("citation") or ""))
+            for d in listed
+            if d.get("id") in ids and d.get("date")
+        ]
+        if dated:
+            due = max(dated)  # ISO dates: the latest sorts last
+    return {
+        "applicant": str(sub.get("applicant") or ""),
+        "application_date": str(sub.get("application_date") or ""),
+        "decision_deadline": due[0],
+        "decision_citation": due[1],
     }
 
 
@@ -137,7 +227,8 @@ def with_outcomes(out: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]
                 report = json.loads((out / str(r["report"])).read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 report = None
-        full.append({**r, **_outcome(r, report)})
+        extra = received_and_due(report) if report is not None else {}
+        full.append({**r, **extra, **_outcome(r, report)})
     return full
 
 
@@ -262,33 +353,21 @@ def write_batch_index(
     import geopandas as gpd
     import pandas as pd
 
-    from georeview.report.index import write_index
+    from georeview.report.index import quantity_decimals, write_index
 
     rows = with_outcomes(path.parent, rows)
     frame = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
     gdf = gpd.GeoDataFrame(frame, geometry=list(sites), crs=crs)
-    columns = [
-        "name",
-        "outcome",
-        "jurisdiction",
-        "regulated",
-        "category",
-        "larger_site",
-        "extraordinary",
-        "fail",
-        "needs_info",
-        "disturbed_area_sqft",
-        "error",
-        "report_html",
-    ]
     return write_index(
         gdf,
         path,
         title=title,
         working_crs=crs,
-        columns=columns,
+        columns=list(INDEX_COLUMNS),
         link_column="report_html",
         context=_village_limits(path.parent, rows, crs),
+        labels=INDEX_LABELS,
+        decimals=quantity_decimals(INDEX_COLUMNS),
     )
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "Coded",
     "coded",
     "input_renames",
+    "joined_labels",
     "judgement_columns",
     "kinds_text",
     "parcel_ids",
@@ -67,6 +68,7 @@ RESULT_COLUMNS = (
     "category",
     "larger_site",
     "extraordinary",
+    "reason",
     "reach_citation",
     "exempt_by",
     "triggered_by",
@@ -156,6 +158,12 @@ RESULT_LABELS: dict[str, tuple[str, str]] = {
     "category": ("Category", "the ordinance's category of the assumed activity"),
     "larger_site": ("Larger site", "yes, no or unknown"),
     "extraordinary": ("Extraordinary", "yes, no or unknown"),
+    "reason": (
+        "Why unknown",
+        "what is missing where regulated (or a regulated parcel's category, larger site or"
+        " extraordinary) is unknown: a layer, a DEM over the parcel, a fact --assume does not"
+        " state, or a decision the Village makes",
+    ),
     "reach_citation": ("Reach citation", "the section that sets where the ordinance applies"),
     "exempt_by": ("Exempt by", "citations of the exemptions that apply"),
     "triggered_by": ("Triggered by", "citations of the triggers that apply"),

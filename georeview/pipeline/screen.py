@@ -39,6 +39,8 @@ from georeview.pipeline.results import (
     parcel_ids,
     text_column,
 )
+from georeview.pipeline.screen_reasons import unknown_reasons
+from georeview.rules.evaluate import Facts
 from georeview.rules.judge import verdicts
 
 __all__ = ["screen_frame", "screen_isolated", "screen_slice"]
@@ -99,8 +101,19 @@ def screen_frame(frame: Any, ctx: ScreenContext, *, start: int = 0) -> Any:
         )
         ordinance = ctx.ordinance
         # the judge's verdicts as arrays (judge_frame's own input), read without a frame
-        # of status text per rule
-        cols = judgement_columns(ordinance, verdicts(ordinance, facts), where)
+        # of status text per rule; one Facts for the judge and the reasons, so the
+        # reasons read the very columns the verdicts were reached on
+        known = Facts(facts)
+        v = verdicts(ordinance, known)
+        cols = judgement_columns(ordinance, v, where)
+        cols["reason"] = unknown_reasons(
+            ordinance,
+            v,
+            known,
+            has_dem=ctx.dem_path is not None,
+            resources=resources,
+            steep=steep[0],
+        )
     else:
         # every row is an error row (the rows of a failing parcel, or a partition of empty
         # geometries): nothing to judge, every judgement is null (the facts builder is

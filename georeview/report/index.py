@@ -12,6 +12,7 @@ page only as escaped JSON and is put into the page as text nodes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -118,19 +119,72 @@ def _truth(value: Any) -> bool | None:
     return None
 
 
-def _cell(value: Any) -> Any:
-    """A table cell: numbers stay numbers (for sorting), everything else is text."""
-    if value is None or (isinstance(value, float) and not np.isfinite(value)):
-        return None
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return round(float(value), 4)
-    if value is pd.NA or value is pd.NaT:
-        return None
-    return str(value)
+#: Decimals a quantity is shown with, by the column name's ending (case aside), and why;
+#: the first rule that fits decides. One rounding per quantity: every area in square feet
+#: alike, every acreage alike.
+DISPLAY_DECIMALS: tuple[tuple[str, int, str], ...] = (
+    ("_sqft", 0, "a square foot is below any screening's or plan's precision"),
+    ("acres", 2, "0.01 acre is 436 sq ft, finer than any acreage threshold (0.5 to 40 acres)"),
+    ("share_", 2, "a share of the parcel's area (0-1): 0.01 is 1 %"),
+)
+#: Counts shown with thousands separators (whole numbers).
+COUNT_COLUMNS = ("fail", "needs_info", "pass")
+#: Decimals of a number column no rule names (as it always was: noise trimmed, sortable).
+RAW_DECIMALS = 4
+#: Table columns whose value titles a row's popup, the first present wins.
+TITLE_COLUMNS = ("id", "parcel_id", "name")
+
+
+def quantity_decimals(columns: list[str] | tuple[str, ...]) -> dict[str, int]:
+    """The shown decimals of each column that is a known quantity (others are not formatted).
+
+    ``*_sqft`` whole square feet, ``*acres`` (``GISACRES`` of the statewide parcel schema
+    too) two decimals, ``share_*`` two, the finding counts whole. A number column not named
+    here (a year, an input's code) is shown as it is, without thousands separators.
+    """
+    out: dict[str, int] = {}
+    for c in columns:
+        low = str(c).lower()
+        if low in COUNT_COLUMNS:
+            out[c] = 0
+            continue
+        for rule, digits, _ in DISPLAY_DECIMALS:
+            if low.startswith(rule) if rule.endswith("_") else low.endswith(rule):
+                out[c] = digits
+                break
+    return out
+
+
+def _column_cells(col: pd.Series, digits: int | None) -> list[Any]:
+    """One column's cells for the page, vectorised: numbers stay numbers (for sorting).
+
+    Booleans become ``yes``/``no``; numbers are rounded to ``digits`` (or
+    :data:`RAW_DECIMALS`), whole ones written as integers; a non-finite number, an
+    empty text and a null become ``None``; anything else is text.
+    """
+    dtype = col.dtype
+    if pd.api.types.is_object_dtype(dtype):
+        col = col.replace("", None)  # a batch's error rows leave counts and areas as ""
+        kind = pd.api.types.infer_dtype(col, skipna=True)
+    else:
+        kind = "floating" if pd.api.types.is_numeric_dtype(dtype) else ""
+    if pd.api.types.is_bool_dtype(dtype) or kind == "boolean":
+        truth = col.astype("boolean")
+        words = pd.Series(np.where(truth.fillna(False).to_numpy(dtype=bool), "yes", "no"))
+        return words.astype(object).where(truth.notna().to_numpy(), None).tolist()
+    if kind in ("integer", "floating", "mixed-integer-float", "decimal"):
+        x = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        finite = np.isfinite(x)
+        whole = pd.api.types.is_integer_dtype(dtype) or kind == "integer" or digits == 0
+        x = np.round(np.where(finite, x, 0.0), RAW_DECIMALS if digits is None else digits) + 0.0
+        if whole and bool((np.abs(x) < 2**53).all()):
+            # whole numbers as JSON integers: "12345", not "12345.0" (thousands of cells)
+            cells = pd.Series(x.astype(np.int64)).astype(object)
+        else:
+            cells = pd.Series(x).astype(object)
+        return cells.where(finite, None).tolist()
+    text = col.astype("string")
+    return text.astype(object).where(text.notna().to_numpy(), None).tolist()
 
 
 def index_data(
@@ -142,17 +196,30 @@ def index_data(
     columns: list[str] | None = None,
     link_column: str | None = None,
     context: gpd.GeoDataFrame | None = None,
+    labels: Mapping[str, str] | None = None,
+    decimals: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """The JSON the index page is built from: table columns and rows, and parcel shapes.
+
+    Parameters
+    ----------
+    labels : mapping, optional
+        Header of each column in words (a column not named keeps its own name).
+    decimals : mapping, optional
+        Decimals each number column is rounded to and shown with, with thousands
+        separators (:func:`quantity_decimals`); other columns are shown as they are.
 
     Returns
     -------
     dict
-        ``columns`` (names), ``rows`` (lists of cells, ``outcome`` first),
-        ``links`` (safe relative links or ``None``), ``colours``, ``counts``,
-        ``shapes`` (a FeatureCollection whose feature ``id`` is the row number),
-        ``repaired`` (row numbers whose geometry was repaired), ``link_column``
-        (table column shown as a link, -1 for none) and ``context`` (village limits).
+        ``columns`` (names), ``labels`` (headers), ``rows`` (lists of cells, ``outcome``
+        first), ``order`` (the columns' order on the page: the link column first, then
+        the outcome), ``decimals`` (per column, ``None`` for no formatting), ``links``
+        (safe relative links or ``None``), ``colours``, ``counts``, ``shapes`` (a
+        FeatureCollection whose feature ``id`` is the row number), ``repaired`` (row
+        numbers whose geometry was repaired), ``link_column`` (table column shown as a
+        link, -1 for none), ``title_column`` (-1 for none) and ``context`` (village
+        limits). Built column by column: no Python work per row.
     """
     if rows.crs is None:
         raise CRSError("the rows have no CRS", field="geometry")
@@ -163,13 +230,14 @@ def index_data(
     missing = [c for c in cols if c not in rows.columns]
     if missing:
         raise InputError(f"no such columns: {', '.join(missing)}", field="columns")
-    cols = sorted(cols, key=lambda c: PREFERRED.index(c) if c in PREFERRED else 99)
+    if columns is None:
+        cols = sorted(cols, key=lambda c: PREFERRED.index(c) if c in PREFERRED else 99)
     cols = [c for c in cols if c != "outcome"]
+    digits = dict(decimals or {})
     out = outcome(rows)
-    table = [
-        [o, *(_cell(v) for v in vals)]
-        for o, vals in zip(out.tolist(), rows[cols].itertuples(index=False, name=None), strict=True)
-    ]
+    cells = [out.astype(object).tolist()]
+    cells += [_column_cells(rows[c].reset_index(drop=True), digits.get(c)) for c in cols]
+    table = list(map(list, zip(*cells, strict=True)))
     links = None
     if link_column is not None and link_column in rows.columns:
         vals = rows[link_column].astype(object)
@@ -185,15 +253,26 @@ def index_data(
     colours = dict(OUTCOME_COLOURS)
     for k in counts:
         colours.setdefault(str(k), OUTCOME_COLOURS["other"])
+    names = ["outcome", *map(str, cols)]
+    link = cols.index(link_column) + 1 if link_column in cols else -1
+    # The report link first: on a phone, or beside the map on a desktop, it is the one
+    # column a reviewer needs, and it stays in view however many columns follow.
+    order = ([link] if link > 0 else []) + [j for j in range(len(names)) if j != link]
+    words = {"outcome": "Outcome", **(labels or {})}
+    title = next((names.index(c) for c in TITLE_COLUMNS if c in names), -1)
     return {
-        "columns": ["outcome", *map(str, cols)],
+        "columns": names,
+        "labels": [str(words.get(c, c)) for c in names],
         "rows": table,
+        "order": order,
+        "decimals": [digits.get(c) for c in names],
         "links": links,
         "colours": colours,
         "counts": {str(k): int(v) for k, v in counts.items()},
         "shapes": shapes,
         "repaired": np.flatnonzero(fixed.to_numpy()).tolist(),
-        "link_column": cols.index(link_column) + 1 if link_column in cols else -1,
+        "link_column": link,
+        "title_column": title,
         "context": context_geojson(context, crs, simplify_m=simplify_m, precision=precision),
     }
 
@@ -231,6 +310,8 @@ def write_index(
     columns: list[str] | None = None,
     link_column: str | None = None,
     context: gpd.GeoDataFrame | None = None,
+    labels: Mapping[str, str] | None = None,
+    decimals: Mapping[str, int] | None = None,
 ) -> Path:
     """Write the batch results page for a screening or batch run.
 
@@ -261,6 +342,11 @@ def write_index(
     context : GeoDataFrame, optional
         Outlines drawn under the rows for context (the village limits); the map
         opens on the rows, not on the context.
+    labels : mapping, optional
+        Header of each column in words; a column not named keeps its own name.
+    decimals : mapping, optional
+        Decimals of each quantity shown with thousands separators
+        (:func:`quantity_decimals`).
 
     Returns
     -------
@@ -277,6 +363,8 @@ def write_index(
         columns=columns,
         link_column=link_column,
         context=context,
+        labels=labels,
+        decimals=decimals,
     )
     page = render_index(data, title=title)
     log.info("index.html: %d rows, %.1f MB", len(rows), len(page.encode("utf-8")) / 1e6)
