@@ -33,6 +33,9 @@ logger = logging.getLogger(__name__)
 
 #: Hydrologic soil groups in the order of the CN columns of Tables 2-2a to 2-2c.
 HSG_ORDER = ("A", "B", "C", "D")
+#: NRCS 24-hour rainfall distribution of the unit peak discharge (TR-55 exhibit 4-II and
+#: Table F-1's type II coefficients): the one georeview's graphical method uses.
+RAINFALL_DISTRIBUTION = "II"
 #: Seconds per hour (travel times are in hours, velocities in ft/s).
 _S_PER_HR = 3600.0
 #: Manning's equation constant for US customary units (TR-55 eq. 3-4).
@@ -315,7 +318,7 @@ def _f1_coefficients(ia_over_p: float) -> tuple[float, float, float]:
     linear interpolation of log(qu) between the exhibit 4-II curves, as a reader of the
     exhibit does when Ia/P falls between two curves.
     """
-    t = tr55_tables()["unit_peak"]["II"]
+    t = tr55_tables()["unit_peak"][RAINFALL_DISTRIBUTION]
     x = t["ia_over_p"]
     return (
         float(np.interp(ia_over_p, x, t["c0"])),
@@ -448,7 +451,7 @@ def peak_discharge(
     ia = float(initial_abstraction_in(cn_v))
     q = float(runoff_depth_in(p, cn_v))
     ia_p = ia / p
-    x = tr55_tables()["unit_peak"]["II"]["ia_over_p"]
+    x = tr55_tables()["unit_peak"][RAINFALL_DISTRIBUTION]["ia_over_p"]
     ia_p_used = min(max(ia_p, x[0]), x[-1])
     if ia_p_used != ia_p:
         warnings.append(

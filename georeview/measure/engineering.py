@@ -78,6 +78,13 @@ class EngineeringResult:
     basins_declared : int
         How many ``[[basins]]`` of any kind the submission declares.
     warnings : tuple of str
+    tr55 : dict
+        The TR-55 subcatchment summary, from the numbers computed above (nothing is
+        recomputed): ``drainage_area_acres`` and its source, the rainfall
+        ``distribution``, and per condition the curve number with its worksheet-2 rows
+        (cover, soil group, acres, CN) and unrounded weight, Tc with its source and
+        worksheet-3 segments, and per storm P, Q, Ia, Ia/P, qu, Fp and the peak
+        (see :func:`tr55_summary`).
     """
 
     soil_loss_tons_per_acre_year: float | None
@@ -94,6 +101,7 @@ class EngineeringResult:
     max_unfenced_depth_ft: float | None = None
     basins_declared: int = 0
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    tr55: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict (lists for tuples)."""
@@ -153,7 +161,7 @@ def evaluate(
     warnings.extend(soil.warnings)
 
     hyd = inputs.hydrology
-    peak, rainfall = _peaks(hyd, municipality, site_area_sqft, soils, warnings)
+    peak, rainfall, worksheets = _peaks(hyd, municipality, site_area_sqft, soils, warnings)
     peaks, reasons = peak.table((*REPORTED_STORMS, *crit.peak_storms))
     runoff.routed_outflow(hyd, peaks, reasons, warnings, basins_declared=bool(inputs.basins))
     any_peak = any(v is not None for d in peaks.values() for v in d.values())
@@ -179,6 +187,7 @@ def evaluate(
         max_unfenced_depth_ft=basins.max_unfenced_depth_ft(inputs.basins),
         basins_declared=len(inputs.basins),
         warnings=tuple(warnings),
+        tr55=tr55_summary(peak, worksheets, hyd, site_area_sqft),
     )
 
 
@@ -188,12 +197,22 @@ def _peaks(
     site_area_sqft: float,
     soils: Sequence[SoilRow] | None,
     warnings: list[str],
-) -> tuple[runoff.Peaks, dict[str, Any]]:
-    """The TR-55 peak calculator of the drainage area, and the rainfall it uses (report)."""
+) -> tuple[runoff.Peaks, dict[str, Any], dict[str, dict[str, Any]]]:
+    """The TR-55 peak calculator of the drainage area, its rainfall and its worksheets.
+
+    Returns the calculator, the rainfall it uses (report) and the CN and Tc worksheets
+    of each condition (:func:`runoff.curve_numbers_and_tc`).
+    """
     area_acres = hyd.drainage_area_acres or float(site_area_sqft) / SQFT_PER_ACRE
     depths, sources, config_source, rain_reason = runoff.rainfall_depths_in(hyd, municipality)
+    worksheets: dict[str, dict[str, Any]] = {}
     cn, cn_reason, tc, tc_reason = runoff.curve_numbers_and_tc(
-        hyd, area_acres, runoff.hsg_shares(soils), depths.get(SHEET_FLOW_STORM), warnings
+        hyd,
+        area_acres,
+        runoff.hsg_shares(soils),
+        depths.get(SHEET_FLOW_STORM),
+        warnings,
+        worksheets,
     )
     peak = runoff.Peaks(
         area_sqmi=sqft_to_sqmi(area_acres * SQFT_PER_ACRE),
@@ -207,4 +226,88 @@ def _peaks(
         warnings=warnings,
     )
     rainfall = {"depths_in": depths, "sources": sources, "config_source": config_source}
-    return peak, rainfall
+    return peak, rainfall, worksheets
+
+
+#: What the summary keeps of each computed peak (:meth:`georeview.hydrology.PeakResult`).
+_STORM_KEYS = (
+    "p_in",
+    "q_in",
+    "ia_in",
+    "ia_over_p",
+    "ia_over_p_used",
+    "qu_csm_per_in",
+    "fp",
+    "qp_cfs",
+    "within_limits",
+)
+
+
+def tr55_summary(
+    peak: runoff.Peaks,
+    worksheets: dict[str, dict[str, Any]],
+    hyd: HydrologySpec,
+    site_area_sqft: float,
+) -> dict[str, Any]:
+    """The TR-55 subcatchment summary of report.json ``engineering.tr55``.
+
+    Every number is one the stage computed: the worksheet rows and Tc segments recorded
+    as the curve numbers and times of concentration were made, and each storm's values
+    from the peaks computed (``peak.details``), in the order they were asked for.
+
+    Parameters
+    ----------
+    peak : runoff.Peaks
+        The peak calculator, after every peak of the review was computed.
+    worksheets : dict
+        Condition -> the CN and Tc worksheets (:func:`runoff.curve_numbers_and_tc`).
+    hyd : HydrologySpec
+        The ``[hydrology]`` section (where the drainage area comes from).
+    site_area_sqft : float
+        The site's area, the drainage area when none is declared.
+
+    Returns
+    -------
+    dict
+        ``drainage_area_acres``, ``drainage_area_source``, ``distribution``,
+        ``pond_swamp_pct`` and ``conditions`` (one per condition with a CN or a Tc).
+    """
+    from georeview import hydrology as hy
+
+    declared = hyd.drainage_area_acres is not None
+    area_acres = hyd.drainage_area_acres or float(site_area_sqft) / SQFT_PER_ACRE
+    conditions = []
+    for cond in ("pre", "post", "construction"):
+        sheet = worksheets.get(cond) or {}
+        if peak.cn.get(cond) is None and peak.tc.get(cond) is None:
+            continue
+        storms: dict[str, dict[str, Any]] = {}
+        for d in peak.details:
+            # a peak asked for twice (the reported storms, then the basin's) is listed once
+            if d["condition"] == cond and d["storm"] not in storms:
+                storms[d["storm"]] = {"storm": d["storm"], **{k: d[k] for k in _STORM_KEYS}}
+        conditions.append(
+            {
+                "condition": cond,
+                "cn": peak.cn.get(cond),
+                "cn_weighted": sheet.get("cn_weighted"),
+                "cn_source": sheet.get("cn_source"),
+                "cn_reason": peak.cn_reason.get(cond),
+                "cn_parts": sheet.get("cn_parts") or [],
+                "tc_hr": peak.tc.get(cond),
+                "tc_source": sheet.get("tc_source"),
+                "tc_reason": peak.tc_reason.get(cond),
+                "tc_segments": sheet.get("tc_segments") or [],
+                "storms": list(storms.values()),
+            }
+        )
+    return {
+        "method": "TR-55 graphical peak discharge (chapter 4, exhibit 4 and Table F-1)",
+        "distribution": hy.RAINFALL_DISTRIBUTION,
+        "drainage_area_acres": area_acres,
+        "drainage_area_source": "declared (hydrology.drainage_area_acres)"
+        if declared
+        else "the site area",
+        "pond_swamp_pct": peak.pond_swamp_pct,
+        "conditions": conditions,
+    }

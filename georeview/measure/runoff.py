@@ -73,7 +73,13 @@ def _composite(
     shares: dict[str, float] | None,
     label: str,
     warnings: list[str],
+    detail: dict[str, Any] | None = None,
 ) -> tuple[float | None, str | None]:
+    """The composite CN of a cover table (TR-55 worksheet 2), or None and the reason.
+
+    ``detail``, when given, receives the worksheet's rows (cover, soil group, acres and the
+    Table 2-2 CN of each) and the unrounded weighted CN, for the report's TR-55 summary.
+    """
     if not parts:
         return None, f"no {label} cover table declared (hydrology.{label})"
     rows: list[tuple[float, str, str]] = []
@@ -96,24 +102,62 @@ def _composite(
         )
     try:
         # TR-55 worksheet 2 rounds the weighted CN to a whole number ("Use CN = ...").
-        return float(round(hy.composite_cn(rows))), None
+        weighted = hy.composite_cn(rows)
     except InputError as exc:
         return None, f"hydrology.{label}: {exc.message}"
+    if detail is not None:
+        detail["cn_parts"] = [
+            {"cover": c, "hsg": hy.normalize_hsg(h), "acres": a, "cn": hy.cn_for(c, h)}
+            for a, c, h in rows
+        ]
+        detail["cn_weighted"] = weighted
+        detail["cn_source"] = f"hydrology.{label}" + (
+            " with the soils layer's hydrologic soil groups"
+            if any(p.hsg == "from_soils" for p in parts)
+            else ""
+        )
+    return float(round(weighted)), None
 
 
 def _tc(
-    declared: float | None, path: Sequence[FlowSegmentSpec], p2: float | None, label: str
+    declared: float | None,
+    path: Sequence[FlowSegmentSpec],
+    p2: float | None,
+    label: str,
+    detail: dict[str, Any] | None = None,
 ) -> tuple[float | None, str | None]:
+    """Tc declared, or summed from the flow path's segments (TR-55 worksheet 3).
+
+    ``detail``, when given, receives where Tc comes from and each segment's travel time.
+    """
     if declared is not None:
+        if detail is not None:
+            detail["tc_source"] = f"declared (tc_{label}_hr)"
+            detail["tc_segments"] = []
         return declared, None
     if not path:
         return None, (
             f"no time of concentration for {label} conditions (tc_{label}_hr or flow_path_{label})"
         )
     try:
-        return hy.tc_hr([seg.segment(p2) for seg in path]), None
+        built = [seg.segment(p2) for seg in path]
+        tc = hy.tc_hr(built)
     except InputError as exc:
         return None, f"flow path ({label}): {exc.message}"
+    if detail is not None:
+        detail["tc_source"] = f"flow path (flow_path_{label})"
+        detail["tc_segments"] = [
+            {
+                "kind": spec.kind,
+                "length_ft": spec.length_ft,
+                "slope_ft_per_ft": spec.slope_pct / 100.0,
+                "surface": spec.surface,
+                "n": getattr(seg, "n", None),
+                "travel_time_hr": seg.travel_time_hr(),
+            }
+            for spec, seg in zip(path, built, strict=True)
+        ]
+    return tc, None
 
 
 def curve_numbers_and_tc(
@@ -122,24 +166,32 @@ def curve_numbers_and_tc(
     shares: dict[str, float] | None,
     p2_in: float | None,
     warnings: list[str],
+    detail: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[Values, Reasons, Values, Reasons]:
     """Composite curve numbers and times of concentration before, during and after development.
 
-    Returns ``(cn, cn_reason, tc, tc_reason)`` keyed ``pre``, ``post`` and ``construction``.
+    Returns ``(cn, cn_reason, tc, tc_reason)`` keyed ``pre``, ``post`` and ``construction``;
+    ``detail``, when given, receives per condition the worksheets behind them (cover rows,
+    the unrounded CN, the Tc segments; see :func:`_composite` and :func:`_tc`).
     The construction condition has its own cover (``construction``) and flow path
     (``tc_construction_hr`` or ``flow_path_construction``) or none: the proposed cover and
     path are not it (graded bare ground runs off faster than a finished lawn, slower than
     pavement), so a peak "during development" without them is unknown, never a stand-in.
     """
+    d: dict[str, dict[str, Any]] = detail if detail is not None else {}
+    for cond in ("pre", "post", "construction"):
+        d.setdefault(cond, {})
     cn: dict[str, float | None] = {}
     cn_reason: dict[str, str | None] = {}
-    cn["pre"], cn_reason["pre"] = _composite(hyd.existing, area_acres, shares, "existing", warnings)
+    cn["pre"], cn_reason["pre"] = _composite(
+        hyd.existing, area_acres, shares, "existing", warnings, d["pre"]
+    )
     cn["post"], cn_reason["post"] = _composite(
-        hyd.proposed, area_acres, shares, "proposed", warnings
+        hyd.proposed, area_acres, shares, "proposed", warnings, d["post"]
     )
     if hyd.construction:
         cn["construction"], cn_reason["construction"] = _composite(
-            hyd.construction, area_acres, shares, "construction", warnings
+            hyd.construction, area_acres, shares, "construction", warnings, d["construction"]
         )
     else:
         cn["construction"] = None
@@ -150,10 +202,10 @@ def curve_numbers_and_tc(
     p2 = p2_in
     tc: dict[str, float | None] = {}
     tc_reason: dict[str, str | None] = {}
-    tc["pre"], tc_reason["pre"] = _tc(hyd.tc_pre_hr, hyd.flow_path_pre, p2, "pre")
-    tc["post"], tc_reason["post"] = _tc(hyd.tc_post_hr, hyd.flow_path_post, p2, "post")
+    tc["pre"], tc_reason["pre"] = _tc(hyd.tc_pre_hr, hyd.flow_path_pre, p2, "pre", d["pre"])
+    tc["post"], tc_reason["post"] = _tc(hyd.tc_post_hr, hyd.flow_path_post, p2, "post", d["post"])
     tc["construction"], tc_reason["construction"] = _tc(
-        hyd.tc_construction_hr, hyd.flow_path_construction, p2, "construction"
+        hyd.tc_construction_hr, hyd.flow_path_construction, p2, "construction", d["construction"]
     )
 
     return cn, cn_reason, tc, tc_reason
