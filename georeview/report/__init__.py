@@ -119,6 +119,7 @@ def render_html(
     missing: dict[str, list[str]] = {}
     sources: dict[str, str] = {}
     village_read: dict[str, dict[str, Any]] = {}
+    extra: dict[str, Any] = {}
     if review is not None:
         from georeview.facts.registry import registry
 
@@ -127,7 +128,15 @@ def render_html(
         missing = reader.missing_facts(review)
         reg = registry()
         sources = {f: reg.source(f) or "" for names in missing.values() for f in names}
-    v = reader.view(report, evidence=evidence, missing=missing, fact_sources=sources)
+        # what each finding's number is, the comparisons' values, the rows a local
+        # interpretation changes and the Village facts nobody decided (reader.view)
+        extra = {
+            "measures": reader.rule_measures(review),
+            "facts": review.facts,
+            "interpretations": reader.interpretation_uses(review),
+            "undecided": reader.village_undecided(review),
+        }
+    v = reader.view(report, evidence=evidence, missing=missing, fact_sources=sources, **extra)
     tech = {}
     for rows in (*v["compliance"].values(), v["determinations"], v["not_applicable"]):
         for row in rows:

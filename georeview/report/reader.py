@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
+from georeview.report.decimals import display_decimals, raster_area_text
 from georeview.report.rule_reads import rule_facts
 
 #: Rule kinds whose findings are determinations (what applies), not compliance results.
@@ -28,6 +29,7 @@ EVIDENCE_WORDS = {
     "declared": ("declared by the applicant", "D"),
     "computed": ("computed from the inputs", "C"),
     "village": ("Village's decision", "V"),
+    "village_none": ("no decision of the Village on file", "V?"),
     "judged": ("follows from the classification", "J"),
     "ordinance": ("set by the ordinance", "O"),
 }
@@ -158,7 +160,7 @@ def key_words(key: str) -> str:
     return f'the entry "{parts[-1]}" in the {section} section of submission.toml'
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: Any) -> TypeGuard[int | float]:
     """Whether ``value`` is a real number (not a bool)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -176,10 +178,11 @@ _SINGULAR = {"acres": "acre", "lots": "lot", "days": "day", "feet": "foot", "ton
 
 
 def quantity(value: Any, units: str | None = None) -> str:
-    """A value with its units at a sensible precision ("1 acre", "7.11 tons/acre/year").
+    """A value with its units at the page's precision ("1.00 acre", "7.11 tons/acre/year").
 
-    Whole numbers and values of 100 or more get no decimals, others two
-    significant decimals; nodata sentinels read "not given".
+    Units of :data:`~georeview.report.decimals.DISPLAY_DECIMALS` take its decimals (one
+    rounding per quantity); a bare number or other units: whole numbers and values of 100
+    or more get no decimals, others up to two; nodata sentinels read "not given".
     """
     if value is None:
         return ""
@@ -192,7 +195,11 @@ def quantity(value: Any, units: str | None = None) -> str:
     if is_nodata(value):
         return NOT_GIVEN
     v = float(value)
-    if abs(v) >= 100 or v.is_integer():
+    digits = display_decimals(units)
+    if digits is not None:
+        # a quantity with a unit of the page's one rule: the same decimals everywhere
+        text = f"{v:,.{digits}f}"
+    elif abs(v) >= 100 or v.is_integer():
         text = f"{v:,.0f}"
     elif abs(v) >= 10:
         text = f"{v:,.1f}"
@@ -203,7 +210,7 @@ def quantity(value: Any, units: str | None = None) -> str:
         return f"${v:,.0f}" if v.is_integer() else f"${v:,.2f}"
     if u == "fraction":
         return f"{100 * v:.1f} %"
-    if text in ("1", "1.0"):
+    if re.fullmatch(r"1(?:\.0+)?", text):
         head, _, tail = u.partition(" ")
         u = " ".join(x for x in (_SINGULAR.get(head, head), tail) if x)
     return f"{text} {u}".strip()
@@ -279,6 +286,86 @@ def missing_facts(review: Any) -> dict[str, list[str]]:
         rid: sorted(f for f in names if facts.get(f) is None)
         for rid, names in rule_facts(review.ordinance).items()
     }
+
+
+def rule_measures(review: Any) -> dict[str, dict[str, Any]]:
+    """Rule id → what its finding's number is: the ``measure`` fact, ``op`` and source.
+
+    The page labels a finding's number by it (Measured, Computed, Declared, Required),
+    never by a column heading that fits some rows only.
+    """
+    from georeview.facts.registry import registry
+
+    reg = registry()
+    out: dict[str, dict[str, Any]] = {}
+    for rule in review.ordinance.rules:
+        shown = rule.measure or rule.fact
+        if shown:
+            out[rule.id] = {
+                "measure": shown,
+                "op": rule.op,
+                "source": reg.source(shown),
+                "kind": rule.kind,
+            }
+    return out
+
+
+def village_undecided(review: Any) -> set[str]:
+    """Rule ids that read Village facts of which none is decided in this review.
+
+    Such a finding rests on no decision of the Village: its evidence must not show the
+    Village's badge (what it waits for is said in the Village's section and the row).
+    """
+    from georeview.report.village import village_facts_read
+
+    facts = review.facts or {}
+    decided: dict[str, bool] = {}
+    for fact, entry in village_facts_read(review).items():
+        for rid in entry["rules"]:
+            decided[rid] = decided.get(rid, False) or facts.get(fact) is not None
+    return {rid for rid, d in decided.items() if not d}
+
+
+def _owed(status: str) -> str:
+    """What a status asks of someone: a fail or a missing fact, else nothing.
+
+    A pass and a not applicable ask nothing, and are the same to whoever acts on the review.
+    """
+    return status if status in ("fail", "needs_info") else "nothing"
+
+
+def interpretation_uses(review: Any) -> dict[str, set[str]]:
+    """Per local interpretation still undecided, the rules whose result rests on it.
+
+    A rule's result uses an interpretation when the Village deciding otherwise would
+    change what the finding asks for: the ordinance is judged again with the Village's
+    fact set each way (``determined_by`` true, then false) and a finding whose fail or
+    need for information comes or goes is one that uses it. A pass that would become
+    not applicable asks nothing either way, and carries no caveat.
+
+    Returns
+    -------
+    dict of str to set of str
+        The interpretation's ``short`` (or ``label``) words → rule ids.
+    """
+    from georeview.rules.judge import judge
+
+    facts = dict(review.facts or {})
+    now = {f.rule_id: _owed(f.status) for f in review.judgement.findings}
+    out: dict[str, set[str]] = {}
+    for interp in review.ordinance.interpretations.values():
+        if facts.get(interp.determined_by) is not None:
+            continue
+        uses: set[str] = set()
+        for decided in (True, False):
+            other = judge(review.ordinance, {**facts, interp.determined_by: decided})
+            uses |= {
+                f.rule_id
+                for f in other.findings
+                if f.rule_id in now and _owed(f.status) != now[f.rule_id]
+            }
+        out[str(interp.short or interp.label)] = uses
+    return out
 
 
 # ------------------------------------------------------------------ caveats
@@ -380,7 +467,7 @@ def engineering_view(report: Mapping[str, Any]) -> dict[str, Any]:
     )
     phases = [
         {
-            "name": p.get("name"),
+            "name": phase_words(p.get("name")),
             "days": quantity(p.get("days"), "days"),
             "c": quantity(p.get("c")),
             "p": quantity(p.get("p")),
@@ -410,16 +497,25 @@ def engineering_view(report: Mapping[str, Any]) -> dict[str, Any]:
     tc = eng.get("tc_hr") or {}
     runoff = [
         {
-            "condition": {"pre": "Before development", "post": "After development"}.get(
-                k, "During construction"
-            ),
+            "condition": CONDITION_WORDS.get(k, k),
             "cn": quantity(cn.get(k)) or NOT_GIVEN,
-            "tc": NOT_GIVEN if tc.get(k) is None else f"{60 * tc[k]:.0f} min",
+            "tc": NOT_GIVEN if tc.get(k) is None else quantity(tc[k], "h"),
         }
         for k in ("pre", "post", "construction")
         if cn.get(k) is not None or tc.get(k) is not None
     ]
+    even = [p for p in sl.get("phases") or [] if p.get("r_fraction") is None]
+    measures = report.get("measures") or {}
+    slope = measures.get("slope") or {}
     return {
+        "tr55": tr55_view(eng.get("tr55") or {}),
+        # the phases whose erosivity is spread evenly over the year (no r_fraction)
+        "even_phases": ", ".join(phase_words(p.get("name")) for p in even),
+        "steep_area": raster_area_text(
+            measures.get("steep_slope_area_sqft"), slope.get("cell_area_sqft")
+        )
+        if measures.get("steep_slope_area_sqft") is not None
+        else "—",
         "soil_loss": quantity(sl.get("tons_per_acre_year"), "tons/acre/year"),
         "soil_loss_reason": plain(sl.get("reason") or "")[0],
         "usle": usle,
@@ -429,6 +525,145 @@ def engineering_view(report: Mapping[str, Any]) -> dict[str, Any]:
         "runoff": runoff,
         "rainfall_note": "" if depths else plain(str(rain.get("config_source") or ""))[0],
     }
+
+
+#: The three TR-55 conditions of report.json (``pre``, ``post``, ``construction``) in words.
+CONDITION_WORDS = {
+    "pre": "Before development",
+    "post": "After development",
+    "construction": "During construction",
+}
+#: A flow path segment's kind as TR-55 chapter 3 names it.
+SEGMENT_WORDS = {"sheet": "sheet", "shallow": "shallow concentrated", "channel": "channel"}
+
+
+def _cover_words(cover: str) -> str:
+    """A TR-55 cover key in the words of its Table 2-2 row (``data/tr55.toml``)."""
+    from georeview.hydrology import tr55_tables
+
+    row = tr55_tables()["cover"].get(cover) or {}
+    words = str(row.get("description") or cover.replace("_", " "))
+    # the row's name without its glosses: "(SR)", "(excluding right-of-way)", ", etc."
+    words = re.sub(r"\s*\([^)]*\)", "", words)
+    return re.sub(r",?\s*etc\.?$", "", words).strip()
+
+
+def _segment_words(seg: Mapping[str, Any]) -> str:
+    """One Tc segment as worksheet 3 lists it: kind, length, slope, surface or n, Tt."""
+    kind = SEGMENT_WORDS.get(str(seg.get("kind")), str(seg.get("kind")))
+    parts = [quantity(seg.get("length_ft"), "ft")]
+    if is_number(seg.get("slope_ft_per_ft")):
+        parts.append(f"s {seg['slope_ft_per_ft']:.3f} ft/ft")
+    if seg.get("surface"):
+        parts.append(str(seg["surface"]).replace("_", " "))
+    if is_number(seg.get("n")) and seg.get("kind") != "shallow":
+        parts.append(f"n {seg['n']:g}")
+    return f"{kind} {', '.join(parts)}: {quantity(seg.get('travel_time_hr'), 'h')}"
+
+
+def _years(storm: str) -> float:
+    """A storm key's return period (``"10yr"`` -> 10), infinite when it is not one."""
+    m = re.fullmatch(r"(\d+)yr", storm)
+    return float(m.group(1)) if m else float("inf")
+
+
+def tr55_view(tr55: Mapping[str, Any]) -> dict[str, Any]:
+    """report.json ``engineering.tr55`` as the rows of the page's TR-55 subcatchment summary.
+
+    Only words and roundings are added (by the page's one rule,
+    :data:`~georeview.report.decimals.DISPLAY_DECIMALS`): every number is the stage's own.
+
+    Returns
+    -------
+    dict
+        ``area`` and ``distribution`` in words, ``conditions`` (condition, CN and how it
+        was composed, Tc and its segments) and ``storms`` (condition, storm, P, Q, Ia/P,
+        qu, distribution, peak); empty when no condition has a CN or a Tc.
+    """
+    conds = tr55.get("conditions") or []
+    if not conds:
+        return {}
+    dist = f"NRCS Type {tr55.get('distribution')}" if tr55.get("distribution") else NOT_GIVEN
+    area = quantity(tr55.get("drainage_area_acres"), "acres")
+    source = str(tr55.get("drainage_area_source") or "")
+    conditions, storms = [], []
+    for c in conds:
+        words = CONDITION_WORDS.get(str(c.get("condition")), str(c.get("condition")))
+        parts = [
+            f"{_cover_words(str(p.get('cover')))}, HSG {p.get('hsg')}: "
+            f"{quantity(p.get('acres'), 'acres')} at CN {quantity(p.get('cn'))}"
+            for p in c.get("cn_parts") or []
+        ]
+        if c.get("cn") is None:
+            cn_how = plain(str(c.get("cn_reason") or ""))[0]
+        elif len(parts) > 1 and is_number(c.get("cn_weighted")):
+            # worksheet 2: the area-weighted CN, then "Use CN = ..." rounded
+            cn_how = f"{'; '.join(parts)}; weighted {c['cn_weighted']:.1f}"
+        else:
+            cn_how = "; ".join(parts)
+        segs = [_segment_words(s) for s in c.get("tc_segments") or []]
+        if c.get("tc_hr") is None:
+            tc_how = plain(str(c.get("tc_reason") or ""))[0]
+        elif segs:
+            tc_how = "; ".join(segs)
+        else:
+            tc_how = plain(str(c.get("tc_source") or ""))[0]
+        conditions.append(
+            {
+                "condition": words,
+                "cn": quantity(c.get("cn")) or NOT_GIVEN,
+                "cn_how": cn_how,
+                "tc": NOT_GIVEN if c.get("tc_hr") is None else quantity(c["tc_hr"], "h"),
+                "tc_how": tc_how,
+            }
+        )
+        # by return period, as TR-55's tables list storms (the basin's 5-year comes last)
+        for st in sorted(c.get("storms") or [], key=lambda x: _years(str(x.get("storm")))):
+            clamped = is_number(st.get("ia_over_p_used")) and st.get("ia_over_p_used") != st.get(
+                "ia_over_p"
+            )
+            storms.append(
+                {
+                    "condition": words,
+                    "storm": storm_words(str(st.get("storm"))),
+                    "p": quantity(st.get("p_in"), "in"),
+                    "q": quantity(st.get("q_in"), "in"),
+                    # TR-55 prints Ia/P to two decimals (example 4-1: 0.11)
+                    "ia_p": f"{st['ia_over_p']:.2f}" if is_number(st.get("ia_over_p")) else "",
+                    "ia_p_used": f"{st['ia_over_p_used']:.2f}" if clamped else "",
+                    "qu": quantity(st.get("qu_csm_per_in"), "csm/in"),
+                    "distribution": dist,
+                    "peak": quantity(st.get("qp_cfs"), "cfs"),
+                    "within_limits": st.get("within_limits") is not False,
+                }
+            )
+    return {
+        "area": area,
+        "area_source": "declared drainage area" if source.startswith("declared") else source,
+        "distribution": dist,
+        "conditions": conditions,
+        "storms": storms,
+    }
+
+
+def phase_words(name: Any) -> str:
+    """A USLE phase as the plan would write it: its cover's words, or its name in words.
+
+    A phase named by its cover key (``mulch_hay_1_5_tpa``) reads as the C-factor table's
+    row ("Hay mulch, 1.5 tons/acre"); a name of the plan's own ("Rough grading") stays, a
+    snake_case one (``rough_grading``) reads as words.
+    """
+    from georeview.soil_loss import usle_tables
+
+    text = str(name or "")
+    row = usle_tables()["cover"].get(text)
+    if row and row.get("description"):
+        # the row without its gloss: "(slopes 2:1 or flatter)" is the table's, not the plan's
+        return re.sub(r"\s*\([^)]*\)\s*$", "", str(row["description"])).strip()
+    if re.fullmatch(r"[a-z0-9]+(?:_[a-z0-9]+)+", text):
+        words = text.replace("_", " ")
+        return words[0].upper() + words[1:]
+    return text
 
 
 def _phase_source(phase: Mapping[str, Any]) -> str:
@@ -534,6 +769,181 @@ def how_to_supply(
     }
 
 
+# ------------------------------------------------------------------ a finding's numbers
+#: The label of a finding's number by the registry source of the fact it shows.
+VALUE_LABEL = {"measured": "Measured", "computed": "Computed", "declared": "Declared"}
+#: Facts counted in DEM cells: their area claims no more than a cell supports.
+RASTER_AREAS = frozenset({"steep_slope_area_sqft", "steep_slope_area_gt_sqft"})
+#: A limit's comparison as an engineer writes it ("≤ 5.00 tons/acre/year").
+_OP_SIGNS = {"<=": "≤ ", "<": "< ", ">=": "≥ ", ">": "> ", "==": "= "}
+_TAG = re.compile(r"\s*\[Local interpretation: ([^\]]+)\]")
+_COMPARED = re.compile(r"declared ([^;()]+); measured ([^;()]+)")
+
+
+def _declared_beside(measure: str, report: Mapping[str, Any]) -> float | None:
+    """What the plan declares against a required value the review computes."""
+    eng = report.get("engineering") or {}
+    if measure == "sediment_basin.required_area_sqft":
+        v = (eng.get("sediment_basin") or {}).get("declared_total_area_sqft")
+        return float(v) if is_number(v) else None
+    if measure == "dewatering.required_area_sqft":
+        areas = [
+            (b.get("area") or {}).get("measured")
+            for b in eng.get("basin_checks") or []
+            if b.get("kind") == "dewatering"
+        ]
+        found = [float(a) for a in areas if is_number(a)]
+        return sum(found) if found else None
+    return None
+
+
+def _compared(
+    measure: str, f: Mapping[str, Any], facts: Mapping[str, Any]
+) -> list[tuple[str, str]]:
+    """The declared and the measured value of a declared-against-measured comparison."""
+    from georeview.facts.compare import PAIRS
+
+    pair = next((p for p in PAIRS if measure == f"compare.{p.name}.diff_pct"), None)
+    if pair is not None and facts:
+        dv, mv = facts.get(pair.declared), facts.get(pair.measured)
+        if is_number(dv) and is_number(mv):
+            return [
+                ("Declared", quantity(dv, pair.units)),
+                ("Measured", quantity(float(mv) * pair.scale, pair.units)),
+            ]
+    m = _COMPARED.search(str(f.get("message") or ""))
+    return [("Declared", m.group(1).strip()), ("Measured", m.group(2).strip())] if m else []
+
+
+def finding_values(
+    f: Mapping[str, Any],
+    report: Mapping[str, Any],
+    measure: Mapping[str, Any] | None = None,
+    facts: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A finding's numbers, each with what it is: measured, declared, required, a limit.
+
+    A required value the review computes (the sediment basin's area) is the standard the
+    plan's declared value meets, not a measure; a comparison of a declared number with a
+    measure shows both and the tolerance; a value worked out from the plan's own figures
+    (a pond's depth, the days between two declared dates) reads as what the plan says.
+
+    Returns
+    -------
+    dict
+        ``found`` (the site's values) and ``standard`` (what they are held to), each a
+        list of ``(label, text)``, and ``raster``: the words of an area counted in DEM
+        cells ("" for any other value).
+    """
+    units = f.get("units")
+    value, limit = f.get("measured"), f.get("limit")
+    info = measure or {}
+    name, source = str(info.get("measure") or ""), info.get("source")
+    facts = facts or {}
+    found: list[tuple[str, str]] = []
+    standard: list[tuple[str, str]] = []
+    raster = ""
+    if isinstance(value, bool) or (value is None and limit is None):
+        return {"found": found, "standard": standard}
+    if name == "basins.max_unfenced_depth_ft" and is_number(value):
+        # a depth the plan declares, not one measured: "0" meant every pond is fenced
+        found.append(
+            (
+                "Declared",
+                "every pond fenced"
+                if float(value) == 0
+                else f"{quantity(value, 'ft')} deep, no fence",
+            )
+        )
+        standard.append(("Required", f"a fence on any pond over {quantity(limit, 'ft')}"))
+    elif name == "plan.controls_lead_days" and is_number(value):
+        n = round(float(value))
+        when = (
+            "the day clearing begins"
+            if n == 0
+            else f"{quantity(abs(n), 'days')} {'before' if n > 0 else 'after'} clearing begins"
+        )
+        found.append(("Declared dates", f"controls installed {when}"))
+        standard.append(("Required", "installed before clearing begins"))
+    elif name.startswith("compare.") and name.endswith(".diff_pct"):
+        found.extend(_compared(name, f, facts))
+        if is_number(value):
+            found.append(("Apart", quantity(value, units)))
+        if limit is not None:
+            standard.append(("Tolerance", quantity(limit, units)))
+    elif info.get("kind") == "required" and is_number(value):
+        standard.append(("Required", quantity(value, units)))
+        declared = _declared_beside(name, report)
+        found.append(("Declared", NOT_GIVEN if declared is None else quantity(declared, units)))
+    else:
+        if value is not None:
+            text = quantity(value, units)
+            if name in RASTER_AREAS and is_number(value):
+                cell = ((report.get("measures") or {}).get("slope") or {}).get("cell_area_sqft")
+                text = raster_area_text(float(value), cell)
+                raster = text
+            found.append((VALUE_LABEL.get(str(source), "Value"), text))
+        if limit is not None:
+            op = _OP_SIGNS.get(str(info.get("op") or ""), "")
+            standard.append(("Limit", f"{op}{quantity(limit, units)}"))
+    return {"found": found, "standard": standard, "raster": raster}
+
+
+def _rerounded(message: str, f: Mapping[str, Any], values: Mapping[str, Any]) -> str:
+    """The message with the finding's own numbers in the page's one rounding.
+
+    The judge writes a number as its template's words need it ("7 acres", "at least 1
+    acre"); the page's rule (:data:`~georeview.report.decimals.DISPLAY_DECIMALS`) writes
+    every acreage to 0.01. Only the finding's measured value and limit are rewritten, from
+    their unrounded values, so no digit is invented; an area counted in DEM cells reads
+    as the cells support.
+    """
+    units = str(f.get("units") or "")
+    digits = display_decimals(units)
+    if digits is None or not message:
+        return message
+    single = _SINGULAR.get(units.split(" ")[0], units)
+    after = rf"(?= (?:{re.escape(units)}|{re.escape(single)})\b)"
+    for key in ("measured", "limit"):
+        v = f.get(key)
+        if not is_number(v) or isinstance(v, bool):
+            continue
+        x = float(v)
+        shown = {f"{x:,.0f}", f"{x:,.1f}", f"{x:,.2f}", f"{x:g}"}
+        new = f"{x:,.{digits}f}"
+        raster = key == "measured" and values.get("raster")
+        for old in sorted(shown, key=len, reverse=True):
+            rx = rf"(?<![\d.,]){re.escape(old)}{after}"
+            if raster:
+                message = re.sub(rf"{rx} {re.escape(units)}", str(values["raster"]), message)
+            else:
+                message = re.sub(rx, new, message)
+    return message
+
+
+def _untag(row: dict[str, Any], f: Mapping[str, Any], uses: Mapping[str, set[str]] | None) -> None:
+    """Say a local interpretation on the rows whose result rests on it, and only there.
+
+    The interpretation is in full among the caveats (and in the finding that makes it);
+    with the review at hand (``uses``), a finding that follows it keeps a short caveat only
+    where the Village deciding otherwise would change what it asks for.
+    """
+    if uses is None:
+        return
+    rid = str(f.get("rule_id") or "")
+    labels = _TAG.findall(str(row["message"]))
+    if not labels:
+        return
+    if any(w not in uses for w in labels):
+        return  # the rule that makes the interpretation: its words stay in full
+    kept = [w for w in labels if rid in uses[w]]
+    row["message"] = _TAG.sub("", str(row["message"])).strip()
+    notes = [f"Rests on a local interpretation: {words}." for words in kept]
+    row["caveats"].extend(notes)
+    # what a row that asks nothing now (not applicable, a determination) shows of it
+    row["interpretation"] = notes
+
+
 # ------------------------------------------------------------------ the view
 def view(
     report: Mapping[str, Any],
@@ -541,8 +951,27 @@ def view(
     evidence: Mapping[str, list[str]] | None = None,
     missing: Mapping[str, list[str]] | None = None,
     fact_sources: Mapping[str, str] | None = None,
+    measures: Mapping[str, Mapping[str, Any]] | None = None,
+    facts: Mapping[str, Any] | None = None,
+    interpretations: Mapping[str, set[str]] | None = None,
+    undecided: Iterable[str] = (),
 ) -> dict[str, Any]:
     """The reviewer's view of one report dict (what report.html renders).
+
+    Parameters
+    ----------
+    report : mapping
+        ``Review.to_dict()``.
+    evidence, missing, fact_sources : mapping, optional
+        From :func:`derive_evidence`, :func:`missing_facts` and the registry.
+    measures : mapping, optional
+        :func:`rule_measures`: labels each finding's number (Measured, Required, ...).
+    facts : mapping, optional
+        The review's facts (a comparison's declared and measured values).
+    interpretations : mapping, optional
+        :func:`interpretation_uses`: without it, every finding keeps its tag.
+    undecided : iterable of str
+        :func:`village_undecided`: rules whose Village facts nobody has decided.
 
     Returns
     -------
@@ -551,6 +980,7 @@ def view(
         ``counts`` (compliance results only), ``caveats`` and ``engineering``.
     """
     evidence = evidence or {}
+    no_decision = set(undecided)
     cav = caveats(report)
     rows: dict[str, list[dict[str, Any]]] = {s: [] for s in COMPLIANCE_ORDER}
     determinations: list[dict[str, Any]] = []
@@ -561,6 +991,15 @@ def view(
     for f in report.get("findings", []):
         prose, tech = plain(f.get("message"))
         ev = evidence_of(f, evidence)
+        if f.get("rule_id") in no_decision and "village" in ev:
+            # no decision of the Village on file: not the Village's decision as evidence;
+            # where the result waits on it, or rests on nothing else, say none is on file
+            rest = [e for e in ev if e != "village"]
+            ev = (
+                rest
+                if rest and f.get("status") != "needs_info"
+                else ["village_none" if e == "village" else e for e in ev]
+            )
         topics = _finding_topics(f)
         row = {
             "f": f,
@@ -576,6 +1015,7 @@ def view(
             "limit": quantity(f.get("limit"), f.get("units"))
             if f.get("status") != "needs_info" or f.get("measured") is not None
             else "",
+            **finding_values(f, report, (measures or {}).get(f.get("rule_id", "")), facts),
         }
         if f["status"] == "needs_info":
             # What is missing is said in its own column; a caveat would repeat it. A value
@@ -587,6 +1027,8 @@ def view(
                 f, report, (missing or {}).get(f.get("rule_id", ""), ()), fact_sources
             )
             row["owner"] = OWNER_WORDS.get(owner.get(f.get("rule_id", ""), ""), "")
+        row["message"] = _rerounded(str(row["message"]), f, row)
+        _untag(row, f, interpretations)
         if is_determination(f) and f["status"] != "needs_info":
             if f["status"] == "not_applicable":
                 row["label"] = "Does not apply"
