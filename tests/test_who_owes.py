@@ -138,3 +138,28 @@ def test_an_unknown_outcome_is_refused_naming_the_field(tmp_path):
     toml.write_text(text.replace("\napprove = ", "\naprove = ", 1), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"outcomes"):
         load_ordinance_folder(folder)
+
+
+def test_each_applicant_item_says_where_it_belongs(reports):
+    # issue 24 item 3: "each item with its citation and the sheet or document it belongs
+    # on". The map's failures belong on the site map; the larger site's unknown peaks
+    # (no routed outflow for its detention) in the stormwater calculations.
+    bad = reports("somers_bad_map")["summary"]["owes"]["applicant"]
+    assert [i["on"] for i in bad] == [["the site map"]] * 3
+    larger = reports("deerfield_larger_site")["summary"]["owes"]["applicant"]
+    assert larger  # every item names its document
+    assert all(i["on"] == ["the stormwater calculations (runoff peaks)"] for i in larger), larger
+    page = render_html(reports("somers_bad_map"), map_file=None)
+    applicant = page.split('id="summary-applicant"', 1)[1].split("</ul>", 1)[0]
+    assert applicant.count("On the site map.") == 3
+
+
+def test_where_a_fact_belongs_is_the_longest_prefix():
+    from georeview.facts.registry import registry
+
+    reg = registry()
+    assert reg.document("site_map.shows.drainage") == "the site map"
+    assert reg.document("disturbed_at_once_acres") == "the land disturbance file"
+    assert reg.document("plan.has.dewatering") == "the erosion control plan"
+    assert reg.document("soil_loss_tons_per_acre_year") == "the soil loss calculation"
+    assert reg.document("jurisdiction.status") is None  # the Village's own measure

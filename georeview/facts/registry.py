@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Literal
 
@@ -124,6 +124,14 @@ class Registry:
     """Facts by name (families expanded)."""
 
     facts: dict[str, Fact]
+    #: Fact-name prefix -> the sheet or document of a submission the fact belongs on
+    #: (registry.toml ``[documents]``; the longest matching prefix wins).
+    documents: dict[str, str] = field(default_factory=dict)
+
+    def document(self, name: str) -> str | None:
+        """Where in a submission fact ``name`` belongs, in an applicant's words, or ``None``."""
+        hits = [p for p in self.documents if name.startswith(p)]
+        return self.documents[max(hits, key=len)] if hits else None
 
     def knows(self, name: str) -> bool:
         """Whether ``name`` is a declared fact."""
@@ -184,4 +192,11 @@ def registry() -> Registry:
             name = f"{fam['prefix']}{m}{fam.get('suffix', '')}"
             spec = {**fam, "description": fam["description"].format(member=m.replace("_", " "))}
             facts.setdefault(name, _fact(name, spec, where))
-    return Registry(facts)
+    documents = data.get("documents", {})
+    if not all(isinstance(v, str) and v for v in documents.values()):
+        raise ConfigError(
+            "every [documents] entry names a sheet or document in words",
+            path="georeview/facts/registry.toml",
+            field="documents",
+        )
+    return Registry(facts, dict(documents))

@@ -36,6 +36,11 @@ def _item(f: Any, what: str) -> dict[str, Any]:
     return {"rule_id": f.rule_id, "citation": f.citation, "title": f.title, "what": what}
 
 
+def belongs_on(names: Iterable[str], belongs: Mapping[str, str | None]) -> list[str]:
+    """The sheets or documents facts ``names`` belong on, each once, in the order read."""
+    return list(dict.fromkeys(d for n in names if (d := belongs.get(n))))
+
+
 def _plain(message: str) -> str:
     from georeview.report.reader import plain
 
@@ -50,6 +55,8 @@ def summary_owes(
     supplied_by: Mapping[str, str | None],
     regulated: bool | None,
     outcome_words: Mapping[Any, str],
+    reads: Mapping[str, Iterable[str]] | None = None,
+    belongs: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """``summary.owes`` and ``summary.outcome`` of one review.
 
@@ -67,13 +74,22 @@ def summary_owes(
         Whether the ordinance regulates the site.
     outcome_words : mapping
         The ordinance's ``[outcomes]`` words by code.
+    reads : mapping, optional
+        Rule id -> every fact it reads (where a failing finding's correction belongs).
+    belongs : mapping, optional
+        Fact name -> the sheet or document of the submission it belongs on (the
+        registry's ``[documents]``), for the facts the applicant supplies.
 
     Returns
     -------
     dict
         ``owes`` ({applicant: [...], village: [...]}, items with rule_id, citation, title
-        and what) and ``outcome`` (code, words, reasons, conditions).
+        and what; an applicant's item also ``on``, the sheets or documents it belongs
+        on: the sheet a declared item names, else the registry's documents of its facts)
+        and ``outcome`` (code, words, reasons, conditions).
     """
+    reads = reads or {}
+    belongs = belongs or {}
     from georeview.report.reader import quantity
 
     owner: dict[str, str | None] = {
@@ -92,9 +108,15 @@ def summary_owes(
     for f in findings:
         rule = rules.get(f.rule_id)
         if f.status == "needs_info":
-            owes[owner[f.rule_id] or inherited].append(_item(f, _plain(f.message)))
+            who = owner[f.rule_id] or inherited
+            item = _item(f, _plain(f.message))
+            if who == "applicant":
+                item["on"] = belongs_on(missing.get(f.rule_id, ()), belongs)
+            owes[who].append(item)
         elif f.status == "fail":
-            owes["applicant"].append({**_item(f, _plain(f.message)), "correct": True})
+            where = (f.declared or {}).get("where")
+            on = [where] if where else belongs_on(reads.get(f.rule_id, ()), belongs)
+            owes["applicant"].append({**_item(f, _plain(f.message)), "correct": True, "on": on})
         elif f.status == "pass" and rule is not None:
             if rule.action:
                 owes["village"].append({**_item(f, rule.action), "action": True})

@@ -187,6 +187,12 @@ class Review:
         }
         reg = registry()
         supplied = {n: reg.supplied_by(n) for names in missing.values() for n in names}
+        belongs = {
+            n: reg.document(n)
+            for names in reads.values()
+            for n in names
+            if reg.supplied_by(n) == "applicant"
+        }
         return {
             "counts": self.counts(),
             "fail": [f"{f.citation}: {f.message}" for f in findings if f.status == "fail"],
@@ -200,6 +206,8 @@ class Review:
                 supplied,
                 self.judgement.regulated,
                 self.ordinance.outcomes,
+                reads,
+                belongs,
             ),
         }
 
