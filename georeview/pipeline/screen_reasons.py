@@ -25,7 +25,7 @@ import numpy as np
 from georeview.pipeline.results import Coded, joined_labels
 from georeview.rules import Ordinance
 from georeview.rules.evaluate import Facts, Tri, evaluate_frame, kleene_or
-from georeview.rules.judge import _SUBDIVISION, Verdicts
+from georeview.rules.judge import DEFAULT_SUBDIVISION, Verdicts
 from georeview.rules.model import Condition
 
 __all__ = ["GROUP_SEPARATOR", "REASON_SEPARATOR", "blame", "unknown_reasons"]
@@ -109,7 +109,7 @@ def _regulated_blame(ordinance: Ordinance, v: Verdicts, facts: Facts) -> dict[st
         if name in facts:
             _merge(out, {name: rows & ~facts.column(name)[2]})
         if getattr(reach, where) == "subdivision":
-            sub = reach.subdivision_when or _SUBDIVISION
+            sub = reach.subdivision_when or DEFAULT_SUBDIVISION
             _merge(out, blame(sub, facts, rows & ~evaluate_frame(sub, facts).known))
     for kind, total in (("exemption", v.exempt), ("trigger", None)):
         rules = [r for r in ordinance.rules if r.kind == kind]

@@ -52,7 +52,9 @@ STATUSES = np.array(["pass", "fail", "needs_info", "not_applicable"], dtype=obje
 _PASS, _FAIL, _NEEDS_INFO, _NOT_APPLICABLE = range(4)
 #: Jurisdiction categories, in the order the reach considers them.
 JURISDICTIONS = ("village", "extraterritorial", "outside")
-_SUBDIVISION = Condition(fact="activity.kinds", op="contains_any", value=["subdivision"])
+#: What makes an activity a subdivision when a reach rule does not say (subdivision_when);
+#: the screening's reasons read it too.
+DEFAULT_SUBDIVISION = Condition(fact="activity.kinds", op="contains_any", value=["subdivision"])
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ class FrameJudgement:
 def _reach_terms(ordinance: Ordinance, facts: Facts) -> dict[str, Tri]:
     """For each jurisdiction category the ordinance reaches: is the site there and reached."""
     r = ordinance.reach
-    sub = evaluate_frame(r.subdivision_when or _SUBDIVISION, facts)
+    sub = evaluate_frame(r.subdivision_when or DEFAULT_SUBDIVISION, facts)
     terms: dict[str, Tri] = {}
     for s in JURISDICTIONS:
         how = getattr(r, s)
