@@ -256,3 +256,25 @@ def test_no_village_badge_without_a_decision(larger_site):
     assert rows
     assert not any('class="ev ev-village"' in r for r in rows)
     assert any('class="ev ev-village_none"' in r for r in rows)
+
+
+def test_a_caveat_only_on_the_rows_whose_result_rests_on_it(larger_site):
+    """The illustrative rainfall weakens the basin's required area (a 5-year peak), not a
+    basin's depth and fence nor the plan's support calculations (it did before)."""
+    _rev, _report, page = larger_site
+    body = page.split('<section class="map-section"')[0]
+
+    def row(title: str) -> str:
+        m = re.search(
+            rf'<tr class="finding[^"]*">(?:(?!</tr>).)*{re.escape(title)}.*?</tr>', body, re.S
+        )
+        assert m is not None, title
+        return m.group(0)
+
+    assert "not NOAA Atlas 14" in row("Sediment basin surface area")
+    assert "caveat-inline" not in row("Sediment basins at least 3 feet deep")
+    assert "caveat-inline" not in row("Support calculations for sizing control measures")
+    # said once in the box, however many rows rest on it
+    box = re.search(r'<section class="warn" id="caveats">.*?</section>', body, re.S)
+    assert box is not None
+    assert _text(box.group(0)).count("not NOAA Atlas 14") == 1

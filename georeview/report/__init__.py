@@ -113,6 +113,7 @@ def render_html(
         ``case_number`` and ``reviewer`` (blank lines to fill in by hand when absent).
     """
     from georeview.report import reader
+    from georeview.report.rule_reads import rule_facts
     from georeview.report.village import village_facts_read, village_view
 
     evidence: dict[str, list[str]] = {}
@@ -135,6 +136,7 @@ def render_html(
             "facts": review.facts,
             "interpretations": reader.interpretation_uses(review),
             "undecided": reader.village_undecided(review),
+            "reads": rule_facts(review.ordinance),
         }
     v = reader.view(report, evidence=evidence, missing=missing, fact_sources=sources, **extra)
     tech = {}

@@ -377,16 +377,34 @@ _TOPICS = {
 }
 
 
+#: The facts whose value a caveat's topic weakens (prefixes): a finding whose rule reads
+#: one of them rests on the caveat; one that reads only whether a plan shows a
+#: calculation, or a basin's depth and fence, does not.
+_CAVEAT_FACTS: dict[str, tuple[str, ...]] = {
+    "soil_loss": ("soil_loss_tons_per_acre_year", "soil_loss.uniform_estimate"),
+    "runoff": ("peak.", "sediment_basin."),
+}
+
+
+def _rests_on(c: Mapping[str, Any], f: Mapping[str, Any], reads: Mapping[str, set[str]]) -> bool:
+    """Whether finding ``f`` rests on caveat ``c``: its rule reads a fact the caveat weakens."""
+    names = reads.get(str(f.get("rule_id") or ""), set())
+    storm = c.get("storm")
+    return any(n.startswith(tuple(c.get("facts") or ())) for n in names) and (
+        not storm or any(n.startswith(f"peak.{storm}.") for n in names) or storm == _storm_of(f)
+    )
+
+
 def _finding_topics(f: Mapping[str, Any]) -> set[str]:
     text = f"{f.get('title', '')} {f.get('message', '')} {f.get('units') or ''}"
     return {t for t, rx in _TOPICS.items() if rx.search(text)}
 
 
-def caveats(report: Mapping[str, Any]) -> list[dict[str, str]]:
+def caveats(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every warning of the review in words, each with the topic of the findings it weakens."""
     eng = report.get("engineering") or {}
     sl = eng.get("soil_loss") or {}
-    out: list[dict[str, str]] = []
+    out: list[dict[str, Any]] = []
     seen: set[str] = set()
     # Runoff caveats matter only where a rule of this review reads a peak or a basin.
     runoff_read = any(
@@ -406,7 +424,17 @@ def caveats(report: Mapping[str, Any]) -> list[dict[str, str]]:
         if storm:
             prose = prose.replace(storm.group(1), storm_words(storm.group(1)) + " storm", 1)
         if prose and all(c["text"] != prose for c in out):
-            out.append({"text": prose, "topic": topic, "storm": storm.group(1) if storm else ""})
+            out.append(
+                {
+                    "text": prose,
+                    "topic": topic,
+                    "storm": storm.group(1) if storm else "",
+                    "facts": _CAVEAT_FACTS.get(topic, ())
+                    if not prose.startswith("Runoff: Detention")
+                    # the unrouted peak after development: not a basin sized on construction
+                    else ("peak.",),
+                }
+            )
 
     for w in report.get("warnings") or []:
         add(str(w), "all")
@@ -955,6 +983,7 @@ def view(
     facts: Mapping[str, Any] | None = None,
     interpretations: Mapping[str, set[str]] | None = None,
     undecided: Iterable[str] = (),
+    reads: Mapping[str, set[str]] | None = None,
 ) -> dict[str, Any]:
     """The reviewer's view of one report dict (what report.html renders).
 
@@ -972,6 +1001,10 @@ def view(
         :func:`interpretation_uses`: without it, every finding keeps its tag.
     undecided : iterable of str
         :func:`village_undecided`: rules whose Village facts nobody has decided.
+    reads : mapping, optional
+        Rule id → the facts it reads (:func:`~georeview.report.rule_reads.rule_facts`): a
+        caveat is shown on a row only where its rule reads a fact the caveat weakens;
+        without it, on the rows whose words name its topic.
 
     Returns
     -------
@@ -1009,7 +1042,11 @@ def view(
             "caveats": [
                 c["text"]
                 for c in cav
-                if c["topic"] in topics and (not c["storm"] or c["storm"] == _storm_of(f))
+                if (
+                    _rests_on(c, f, reads)
+                    if reads is not None and f.get("rule_id") in reads
+                    else c["topic"] in topics and (not c["storm"] or c["storm"] == _storm_of(f))
+                )
             ],
             "measured": quantity(f.get("measured"), f.get("units")),
             "limit": quantity(f.get("limit"), f.get("units"))
