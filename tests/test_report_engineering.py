@@ -278,3 +278,30 @@ def test_a_caveat_only_on_the_rows_whose_result_rests_on_it(larger_site):
     box = re.search(r'<section class="warn" id="caveats">.*?</section>', body, re.S)
     assert box is not None
     assert _text(box.group(0)).count("not NOAA Atlas 14") == 1
+
+
+def test_one_rounding_keeps_a_value_apart_from_its_limit():
+    """The page's rounding never makes 399.6 cu yd read as its 400 cu yd limit."""
+    f = {"measured": 399.6, "limit": 400.0, "units": "cu yd"}
+    info = {"measure": "activity.fill_cubic_yards", "source": "declared", "op": ">="}
+    vals = reader.finding_values(f, {}, info)
+    assert vals["found"] == [("Declared", "399.6 cu yd")]
+    assert vals["standard"] == [("Limit", "≥ 400 cu yd")]
+    assert reader.apart_digits(4.99, 5.0, "tons/acre/year") == 2
+    assert reader.apart_digits(4.996, 5.0, "tons/acre/year") == 3
+
+
+def test_a_message_quotes_its_numbers_in_the_rows_rounding():
+    """The judge's "7 acres ..., at least 5 acres" and a comparison's words read as the
+    row's columns do ("7.00 acres", "declared 950.0 ft; measured 1,000.7 ft")."""
+    f = {"measured": 7.0, "limit": 5.0, "units": "acres"}
+    msg = "7 acres disturbed at a time, at least 5 acres: the larger-site standards apply."
+    assert reader._rerounded(msg, f, {}) == (
+        "7.00 acres disturbed at a time, at least 5.00 acres: the larger-site standards apply."
+    )
+    g = {"measured": 5.0623, "limit": 10.0, "units": "%"}
+    found = [("Declared", "950.0 ft"), ("Measured", "1,000.7 ft"), ("Apart", "5.1 %")]
+    msg = "It agrees (declared 950 ft; measured 1,001 ft; 5.06 % apart, within 10 %)."
+    assert reader._rerounded(msg, g, {"found": found}) == (
+        "It agrees (declared 950.0 ft; measured 1,000.7 ft; 5.1 % apart, within 10.0 %)."
+    )

@@ -177,12 +177,13 @@ def is_nodata(value: Any) -> bool:
 _SINGULAR = {"acres": "acre", "lots": "lot", "days": "day", "feet": "foot", "tons": "ton"}
 
 
-def quantity(value: Any, units: str | None = None) -> str:
+def quantity(value: Any, units: str | None = None, *, digits: int | None = None) -> str:
     """A value with its units at the page's precision ("1.00 acre", "7.11 tons/acre/year").
 
     Units of :data:`~georeview.report.decimals.DISPLAY_DECIMALS` take its decimals (one
-    rounding per quantity); a bare number or other units: whole numbers and values of 100
-    or more get no decimals, others up to two; nodata sentinels read "not given".
+    rounding per quantity), ``digits`` overriding them; a bare number or other units: whole
+    numbers and values of 100 or more get no decimals, others up to two; nodata sentinels
+    read "not given".
     """
     if value is None:
         return ""
@@ -195,7 +196,7 @@ def quantity(value: Any, units: str | None = None) -> str:
     if is_nodata(value):
         return NOT_GIVEN
     v = float(value)
-    digits = display_decimals(units)
+    digits = display_decimals(units) if digits is None else digits
     if digits is not None:
         # a quantity with a unit of the page's one rule: the same decimals everywhere
         text = f"{v:,.{digits}f}"
@@ -905,7 +906,7 @@ def finding_values(
         found.append(("Declared", NOT_GIVEN if declared is None else quantity(declared, units)))
     else:
         if value is not None:
-            text = quantity(value, units)
+            text = quantity(value, units, digits=apart_digits(value, limit, units))
             if name in RASTER_AREAS and is_number(value):
                 cell = ((report.get("measures") or {}).get("slope") or {}).get("cell_area_sqft")
                 text = raster_area_text(float(value), cell)
@@ -915,6 +916,20 @@ def finding_values(
             op = _OP_SIGNS.get(str(info.get("op") or ""), "")
             standard.append(("Limit", f"{op}{quantity(limit, units)}"))
     return {"found": found, "standard": standard, "raster": raster}
+
+
+def apart_digits(value: Any, limit: Any, units: str | None) -> int | None:
+    """The page's decimals for ``value``, or more where they would make it read as ``limit``.
+
+    The verdict compares unrounded values: 399.6 cu yd is under 400 and must not be shown
+    as "400 cu yd" beside a 400 cu yd limit (the judge's messages do the same).
+    """
+    digits = display_decimals(units)
+    if digits is None or not (is_number(value) and is_number(limit)) or value == limit:
+        return digits
+    while digits < 6 and round(float(value), digits) == round(float(limit), digits):
+        digits += 1
+    return digits
 
 
 def _rerounded(message: str, f: Mapping[str, Any], values: Mapping[str, Any]) -> str:
@@ -928,17 +943,24 @@ def _rerounded(message: str, f: Mapping[str, Any], values: Mapping[str, Any]) ->
     """
     units = str(f.get("units") or "")
     digits = display_decimals(units)
+    found = dict(values.get("found") or [])
+    if message and "Declared" in found and "Measured" in found:
+        # a comparison's two values, as the row's columns give them
+        message = _COMPARED.sub(
+            lambda m: f"declared {found['Declared']}; measured {found['Measured']}", message
+        )
     if digits is None or not message:
         return message
     single = _SINGULAR.get(units.split(" ")[0], units)
-    after = rf"(?= (?:{re.escape(units)}|{re.escape(single)})\b)"
+    after = rf"(?= (?:{re.escape(units)}|{re.escape(single)})(?!\w))"
     for key in ("measured", "limit"):
         v = f.get(key)
         if not is_number(v) or isinstance(v, bool):
             continue
         x = float(v)
         shown = {f"{x:,.0f}", f"{x:,.1f}", f"{x:,.2f}", f"{x:g}"}
-        new = f"{x:,.{digits}f}"
+        d = apart_digits(x, f.get("limit"), units) if key == "measured" else digits
+        new = f"{x:,.{d}f}"
         raster = key == "measured" and values.get("raster")
         for old in sorted(shown, key=len, reverse=True):
             rx = rf"(?<![\d.,]){re.escape(old)}{after}"
