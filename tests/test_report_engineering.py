@@ -218,6 +218,7 @@ def test_raster_area_claims_no_more_than_its_cells():
 
 def test_usle_phases_read_in_the_plans_words():
     assert reader.phase_words("mulch_hay_1_5_tpa") == "Hay mulch, 1.5 tons/acre"
+    assert reader.phase_words("bare") == "Graded, bare soil"
     assert reader.phase_words("rough_grading") == "Rough grading"
     assert reader.phase_words("Clearing and rough grading") == "Clearing and rough grading"
 

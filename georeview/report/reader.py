@@ -687,8 +687,11 @@ def phase_words(name: Any) -> str:
     text = str(name or "")
     row = usle_tables()["cover"].get(text)
     if row and row.get("description"):
-        # the row without its gloss: "(slopes 2:1 or flatter)" is the table's, not the plan's
-        return re.sub(r"\s*\([^)]*\)\s*$", "", str(row["description"])).strip()
+        # the row without its gloss: "(slopes 2:1 or flatter)" is the table's, not the plan's;
+        # "None (fallow ground): graded, bare soil" names the cover after its colon
+        words = re.sub(r"\s*\([^)]*\)\s*$", "", str(row["description"])).strip()
+        words = words.split(": ", 1)[-1]
+        return words[0].upper() + words[1:]
     if re.fullmatch(r"[a-z0-9]+(?:_[a-z0-9]+)+", text):
         words = text.replace("_", " ")
         return words[0].upper() + words[1:]
