@@ -1,6 +1,7 @@
 """georeview's own folium elements of the reviewer's map (``map.html``).
 
-Besides the legend, the assets and the fit, the measure and full-screen controls
+Besides the legend, the assets, the title, the north arrow, the location control,
+the phone layout and the fit, the measure and full-screen controls
 render the same script as ``folium.plugins.MeasureControl`` and ``Fullscreen``
 (folium 0.19) without importing ``folium.plugins`` (which compiles some 80 Jinja
 templates of plugins the map never uses); their JavaScript and CSS are the vendored
@@ -18,9 +19,18 @@ from branca.element import MacroElement
 from folium.template import Template
 
 from georeview.report.map_assets import asset_tags, safe_json
-from georeview.report.map_styles import LAYERS, PATTERNS
 
-__all__ = ["Assets", "Fit", "Fullscreen", "Legend", "MeasureControl"]
+__all__ = [
+    "Assets",
+    "Fit",
+    "Fullscreen",
+    "Legend",
+    "Locate",
+    "MeasureControl",
+    "NorthArrow",
+    "Responsive",
+    "Title",
+]
 
 
 class Legend(MacroElement):
@@ -48,14 +58,84 @@ class Assets(MacroElement):
         "georeview.patterns({{ this.patterns }});</script>{% endmacro %}"
     )
 
-    def __init__(self, info: dict[str, Any]) -> None:
+    def __init__(self, info: dict[str, Any], patterns: list[dict[str, str]]) -> None:
         super().__init__()
         self._name = "GeoreviewAssets"
         self.tags = asset_tags()
         self.info = safe_json(info)
-        self.patterns = safe_json(
-            [{"key": k, "kind": kind, "color": LAYERS[k].stroke} for k, kind in PATTERNS.items()]
-        )
+        self.patterns = safe_json(patterns)
+
+
+class Title(MacroElement):
+    """The map's title at the top centre (``georeview.title``): the submission and ordinance.
+
+    The text is the submission's own: it goes to the browser as JSON and is shown as
+    text nodes, never parsed as HTML.
+    """
+
+    _template = Template(
+        "{% macro script(this, kwargs) %}"
+        "georeview.title({{ this._parent.get_name() }}, {{ this.lines }});"
+        "{% endmacro %}"
+    )
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self._name = "GeoreviewTitle"
+        self.lines = safe_json(lines)
+
+
+class NorthArrow(MacroElement):
+    """A north arrow (``georeview.northArrow``): the map is always drawn north up."""
+
+    _template = Template(
+        "{% macro script(this, kwargs) %}"
+        "georeview.northArrow({{ this._parent.get_name() }});"
+        "{% endmacro %}"
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._name = "GeoreviewNorthArrow"
+
+
+class Locate(MacroElement):
+    """A "show my location" button (``georeview.locate``): the browser's own position.
+
+    Leaflet's ``map.locate`` asks the browser (``navigator.geolocation``), which asks the
+    user; nothing is fetched and the position never leaves the page.
+    """
+
+    _template = Template(
+        "{% macro script(this, kwargs) %}"
+        "georeview.locate({{ this._parent.get_name() }});"
+        "{% endmacro %}"
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._name = "GeoreviewLocate"
+
+
+class Responsive(MacroElement):
+    """The phone layout (``georeview.responsive``): layer list and legend start closed.
+
+    Parameters
+    ----------
+    layer_control : str
+        The JavaScript name of folium's layer control (``LayerControl.get_name()``).
+    """
+
+    _template = Template(
+        "{% macro script(this, kwargs) %}"
+        "georeview.responsive({{ this._parent.get_name() }}, {{ this.layer_control }});"
+        "{% endmacro %}"
+    )
+
+    def __init__(self, layer_control: str) -> None:
+        super().__init__()
+        self._name = "GeoreviewResponsive"
+        self.layer_control = layer_control
 
 
 class Fit(MacroElement):

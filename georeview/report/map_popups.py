@@ -152,9 +152,29 @@ def layer_lines(key: str, report: Mapping[str, Any], facts: Mapping[str, Any]) -
             f"Soil loss (USLE) {_fmt(m.get('soil_loss_tons_per_acre_year'), 2, 'tons/acre/year')}"
         ],
     }
+    pts = [q for q in d.get("discharge_points") or [] if q.get("distance_ft") is not None]
+    if d.get("distance_ft") is not None and len(pts) > 1:
+        # each point's own path has its own length; the site's number is the shortest
+        lines["discharge"] = [
+            f"The site's distance to {d.get('receiving_feature')} is the shortest of these"
+            f" {len(pts)} flow paths: {_fmt(d.get('distance_ft'), 0, 'ft')} from the site"
+            " boundary"
+        ]
+    elif d.get("distance_ft") is not None:
+        lines["discharge"] = lines["downstream"][1:]
     lines["receiving"] = lines["downstream"]
     lines["hydrography"] = lines["downstream"][1:]
     return lines.get(key, [])
+
+
+def map_title(report: Mapping[str, Any]) -> list[str]:
+    """The map's title: the submission's name, then the ordinance it is reviewed against."""
+    sub = report.get("submission", {})
+    ordinance = report.get("ordinance", {})
+    name = sub.get("name") or sub.get("folder") or "Submission"
+    short, full = ordinance.get("short_name") or "", ordinance.get("title") or ""
+    against = f"{short}: {full}" if short and full and short != full else short or full
+    return [str(name), f"Erosion control review against {against}"]
 
 
 def popup_fields(gdf: gpd.GeoDataFrame, style: LayerStyle, spec: Any) -> list[list[str]]:

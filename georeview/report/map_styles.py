@@ -120,6 +120,16 @@ LAYERS: dict[str, LayerStyle] = {
         3.0,
         kinds=("reach", "trigger", "exemption", "classify"),
     ),
+    "roads": LayerStyle(
+        "Roads",
+        "#5a5a5a",
+        "#5a5a5a",
+        0.0,
+        3.0,
+        fields=(("FULLNAME", "Name"), ("MTFCC", "Road class (MTFCC)")),
+        facts=("roads",),
+        line=True,
+    ),
     "contours": LayerStyle(
         "Contours",
         "#8d8d8d",
@@ -147,7 +157,7 @@ LAYERS: dict[str, LayerStyle] = {
         3.5,
         fields=(
             ("receiving_feature", "Receiving feature"),
-            ("distance_ft", "Flow path from the site boundary (ft)"),
+            ("distance_ft", "Shortest flow path through here, from the site boundary (ft)"),
             ("n_paths", "Flow paths joined"),
         ),
         facts=("downstream",),
@@ -155,7 +165,7 @@ LAYERS: dict[str, LayerStyle] = {
         line=True,
     ),
     "discharge": LayerStyle(
-        "Discharge points (where runoff leaves the site)",
+        "Discharge points (on the site boundary, or at water in the site)",
         "#000000",
         "#F0E442",
         0.95,
@@ -163,7 +173,8 @@ LAYERS: dict[str, LayerStyle] = {
         fields=(
             ("contributing_area_sqft", "Contributing area (sq ft)"),
             ("reaches_water", "Reaches water within 1/4 mile"),
-            ("distance_ft", "Flow path to the water (ft)"),
+            ("distance_ft", "This point's flow path to the water (ft)"),
+            ("shortest", "The shortest, the site's distance"),
             ("receiving_feature", "Receiving feature"),
         ),
         facts=("downstream",),
@@ -186,9 +197,55 @@ ALIASES = {
     "downstream_path": "downstream",
     "steep": "steep_slopes",
 }
+#: Layers drawn with one symbol (and legend row) per group of their features: key →
+#: group → style (label, colours, hatching). The groups are those of
+#: :func:`georeview.report.map_data.feature_groups`; the layer keeps one entry in the
+#: layer list, its popups say which group a feature is in. A floodway is the channel
+#: and the land that carries the 1 % annual chance flood, where the rules ask more than
+#: on the rest of the floodplain, so the reviewer must tell the two apart at a glance.
+GROUP_STYLES: dict[str, dict[str, LayerStyle]] = {
+    "floodplain": {
+        "floodway": LayerStyle("Floodway (FEMA NFHL)", "#003C71", "#003C71", 0.35, 2.0),
+        "sfha": LayerStyle(
+            "1 % annual chance (100-year) floodplain (FEMA NFHL)", "#0072B2", "#56B4E9", 0.35, 1.5
+        ),
+        "other": LayerStyle(
+            "0.2 % annual chance or minimal flood hazard zone (FEMA NFHL)",
+            "#56B4E9",
+            "#56B4E9",
+            # faint, but a fill: an unfilled area cannot be clicked inside
+            0.08,
+            1.5,
+            dash="4 3",
+        ),
+    },
+    "discharge": {
+        "boundary": LayerStyle(
+            "Discharge points (where runoff crosses the site boundary)",
+            "#000000",
+            "#F0E442",
+            0.95,
+            1.5,
+        ),
+        "inside": LayerStyle(
+            "Where runoff meets a water or wetland inside the site",
+            "#000000",
+            "#009E73",
+            0.95,
+            1.5,
+        ),
+        "ends": LayerStyle(
+            "Where runoff ends inside the site (a low point)", "#000000", "#999999", 0.95, 1.5
+        ),
+    },
+}
 #: Hatching of area layers that overlap others: layer key → pattern (angle and colour
 #: come from the style); drawn by ``georeview.patterns`` in the browser.
 PATTERNS = {"wetlands": "diag", "floodplain": "anti", "steep_slopes": "cross"}
+#: Hatching of the groups of :data:`GROUP_STYLES` (pattern id ``<key>-<group>``): the
+#: floodway cross-hatched over the floodplain's single hatching; a group not named here
+#: is outlined only.
+GROUP_PATTERNS = {("floodplain", "floodway"): "cross", ("floodplain", "sfha"): "anti"}
 
 
 def style_for(key: str) -> LayerStyle:

@@ -27,14 +27,22 @@ from georeview.report.map_assets import external_resources, safe_json
 from georeview.report.map_data import (
     FLOOD_GROUPS,
     GROUP_NOTES,
+    PRECISION,
     SIMPLIFY_M,
+    contour_labels,
     display_geojson,
     display_values,
     feature_groups,
     map_frames,
 )
-from georeview.report.map_popups import layer_findings, layer_lines, popup_fields
-from georeview.report.map_styles import PATTERNS, LayerStyle, style_for
+from georeview.report.map_popups import layer_findings, layer_lines, map_title, popup_fields
+from georeview.report.map_styles import (
+    GROUP_PATTERNS,
+    GROUP_STYLES,
+    PATTERNS,
+    LayerStyle,
+    style_for,
+)
 from georeview.report.rule_reads import rule_facts
 
 log = logging.getLogger(__name__)
@@ -65,11 +73,19 @@ def view_bounds(review: Any, frames: dict[str, gpd.GeoDataFrame]) -> tuple[float
 def layer_data(
     key: str, gdf: gpd.GeoDataFrame, review: Any, spec: Any, simplify_m: float
 ) -> tuple[dict[str, Any], list[list[str]], bool]:
-    """One layer's display GeoJSON, its popup fields and whether it has flood groups."""
+    """One layer's display GeoJSON, its popup fields and whether its features have groups.
+
+    Groups (:data:`~georeview.report.map_styles.GROUP_STYLES`) are the floodplain's
+    (floodway, 1 % annual chance, other zones) and the discharge points' (``_gr_group``
+    of their frame): each drawn with its own symbol and legend row.
+    """
     style = style_for(key)
-    fields = popup_fields(gdf, style, spec)
+    fields = popup_fields(gdf.drop(columns=["_gr_group"], errors="ignore"), style, spec)
     shown = display_values(gdf, [f[0] for f in fields])
     groups = feature_groups(key, gdf, spec)
+    if groups is None and "_gr_group" in gdf.columns:
+        # a layer whose frame says which group each feature is in (the discharge points)
+        groups = gdf["_gr_group"].to_numpy(dtype=object)
     columns = [f[0] for f in fields]
     if groups is not None:
         shown["_gr_group"] = groups
@@ -102,15 +118,22 @@ def layer_info(
         "no_findings": no_findings,
         "pattern": PATTERNS.get(key, ""),
     }
-    if grouped:
+    if grouped and key == "floodplain":
         info["groups"] = {
             g: {
+                "label": GROUP_STYLES[key][g].label,
                 "findings": layer_findings(
                     report, facts_by_rule, replace(style, facts=prefixes, kinds=())
                 ),
                 "note": GROUP_NOTES.get(g, no_findings),
             }
             for g, prefixes in FLOOD_GROUPS.items()
+        }
+    elif grouped:
+        # groups told apart by their symbol only: one popup text, each group's title
+        info["groups"] = {
+            g: {"label": s.label, "findings": info["findings"], "note": no_findings}
+            for g, s in GROUP_STYLES.get(key, {}).items()
         }
     return info
 
@@ -136,18 +159,80 @@ def svg_style(key: str, style: LayerStyle, types: set[int]) -> dict[str, Any]:
     return out
 
 
-def legend_item(key: str, style: LayerStyle, types: set[int]) -> dict[str, Any]:
-    """A layer's row of the legend."""
+def group_style(key: str, group: str, types: set[int]) -> dict[str, Any]:
+    """Leaflet path options of one group of a grouped layer (:data:`GROUP_STYLES`)."""
+    style = GROUP_STYLES[key][group]
+    out = svg_style("", style, types)
+    pattern = GROUP_PATTERNS.get((key, group))
+    if pattern:
+        out["fillColor"] = f"url(#gr-hatch-{key}-{group})"
+        out["fillOpacity"] = 1.0
+    return out
+
+
+def layer_styles(
+    key: str, style: LayerStyle, types: set[int], groups: list[str]
+) -> dict[str, dict[str, Any]]:
+    """Path options by group (``""``: the layer's own, for a feature of no group)."""
+    out = {"": svg_style(key, style, types)}
+    for g in groups:
+        if g in GROUP_STYLES.get(key, {}):
+            out[g] = group_style(key, g, types)
+    return out
+
+
+def legend_item(
+    key: str, style: LayerStyle, types: set[int], pattern: str | None = None
+) -> dict[str, Any]:
+    """A layer's row of the legend (or a group's, with its style and hatching)."""
     return {
         "label": style.label,
         "stroke": style.stroke,
         "fill": style.fill,
         "line": style.line or types <= {1, 2, 5},
         "dash": style.dash or "",
-        "pattern": PATTERNS.get(key, ""),
+        "pattern": PATTERNS.get(key, "") if pattern is None else pattern,
         "point": bool(types & {0, 4}),
-        "opacity": max(style.fill_opacity, 0.2),
+        "opacity": max(style.fill_opacity, 0.2) if style.fill_opacity else 0.0,
     }
+
+
+def legend_items(
+    key: str, style: LayerStyle, types: set[int], groups: list[str]
+) -> list[dict[str, Any]]:
+    """A layer's legend rows: one per group present (in the table's order), else one."""
+    table = GROUP_STYLES.get(key, {})
+    present = [g for g in table if g in groups]
+    if not present:
+        return [legend_item(key, style, types)]
+    return [legend_item(key, table[g], types, GROUP_PATTERNS.get((key, g), "")) for g in present]
+
+
+def hatch_patterns() -> list[dict[str, str]]:
+    """Every hatch pattern the styles name: the layers' and their groups'."""
+    from georeview.report.map_styles import LAYERS
+
+    out = [{"key": k, "kind": kind, "color": LAYERS[k].stroke} for k, kind in PATTERNS.items()]
+    out += [
+        {"key": f"{k}-{g}", "kind": kind, "color": GROUP_STYLES[k][g].stroke}
+        for (k, g), kind in GROUP_PATTERNS.items()
+    ]
+    return out
+
+
+def contour_label_points(gdf: gpd.GeoDataFrame, crs: Any) -> list[list[Any]]:
+    """The contours' labels as ``[lat, lon, "646 ft"]`` (see :func:`contour_labels`)."""
+    from georeview.report.reader import quantity
+
+    labels = contour_labels(gdf, crs)
+    if not labels:
+        return []
+    xs, ys, elev = zip(*labels, strict=True)
+    lonlat = gpd.GeoSeries(shapely.points(xs, ys), crs=crs).to_crs(4326)
+    return [
+        [round(float(p.y), PRECISION), round(float(p.x), PRECISION), f"{quantity(e)} ft"]
+        for p, e in zip(lonlat, elev, strict=True)
+    ]
 
 
 def _new_map(bounds: tuple[float, ...], base_tiles: bool) -> Any:
@@ -175,16 +260,26 @@ def _new_map(bounds: tuple[float, ...], base_tiles: bool) -> Any:
 
 
 def _add_controls(
-    fmap: Any, bounds: tuple[float, ...], info: dict[str, Any], legend: list[dict[str, Any]]
+    fmap: Any,
+    bounds: tuple[float, ...],
+    info: dict[str, Any],
+    legend: list[dict[str, Any]],
+    title: list[str],
 ) -> None:
-    """Assets, layer control, measure and full-screen controls, legend and fit."""
+    """Assets, title, layer control, measure, full-screen and location controls, legend, fit.
+
+    On a narrow screen (a phone) the layer list and the legend start closed behind a
+    button each (:class:`~georeview.report.map_elements.Responsive`).
+    """
     import folium
 
     from georeview.report import map_elements as el
 
     west, south, east, north = bounds
-    fmap.add_child(el.Assets(info))
-    folium.LayerControl(collapsed=False).add_to(fmap)
+    fmap.add_child(el.Assets(info, hatch_patterns()))
+    fmap.add_child(el.Title(title))
+    layers = folium.LayerControl(collapsed=False)
+    layers.add_to(fmap)
     el.MeasureControl(
         position="topleft",
         primary_length_unit="feet",
@@ -198,7 +293,10 @@ def _add_controls(
         title_cancel="Exit Full Screen",
         force_separate_button=False,
     ).add_to(fmap)
+    fmap.add_child(el.Locate())
     fmap.add_child(el.Legend(legend))
+    fmap.add_child(el.NorthArrow())
+    fmap.add_child(el.Responsive(layers.get_name()))
     fmap.add_child(el.Fit([[south, west], [north, east]], (30, 30)))
 
 
@@ -243,20 +341,27 @@ def build_map(
         spec = review.layers.spec(key) if hasattr(review.layers, "spec") else None
         data, fields, grouped = layer_data(key, gdf, review, spec, simplify_m)
         info[key] = layer_info(key, review, report, facts_by_rule, fields, grouped)
+        if key == "contours":
+            info[key]["labels"] = contour_label_points(gdf, review.layers.working_crs)
         types = set(shapely.get_type_id(gdf.geometry.to_numpy()).tolist())
-        path_style = svg_style(key, style, types)
+        groups = sorted({str(f["properties"].get("_gr_group", "")) for f in data["features"]})
+        styles = layer_styles(key, style, types, groups)
         folium.GeoJson(
             data,
             name=style.label,
             show=style.show,
-            style_function=lambda _f, s=path_style: s,
+            # each feature drawn with its group's style (a floodway apart from the
+            # rest of the floodplain); folium writes one style per distinct value
+            style_function=lambda f, s=styles: s.get(
+                str(f["properties"].get("_gr_group", "")), s[""]
+            ),
             marker=folium.CircleMarker(radius=5) if types & {0, 4} else None,
             on_each_feature=JsCode(
                 f"function (feature, layer) {{ georeview.bind(layer, feature, {safe_json(key)}); }}"
             ),
         ).add_to(fmap)
-        legend.append(legend_item(key, style, types))
-    _add_controls(fmap, bounds, info, legend)
+        legend.extend(legend_items(key, style, types, groups))
+    _add_controls(fmap, bounds, info, legend, map_title(report))
     return fmap
 
 

@@ -1,7 +1,9 @@
 /* georeview: popups and tooltips built with DOM text nodes (never innerHTML), so text that
  * comes from a submission or a reference layer is shown as text and never parsed as HTML.
  * georeview.info[key] = {label, lines: [str], fields: [[column, label]], findings: [...],
- * no_findings: str} is written by georeview/webmap.py for each map layer. MIT licence (georeview). */
+ * no_findings: str} is written by georeview/webmap.py for each map layer. Besides the popups:
+ * the legend, the title, the north arrow, the contour labels, "show my location" and the
+ * phone layout, all georeview's own (no plugin). MIT licence (georeview). */
 (function (root) {
   "use strict";
   var STATUS = {
@@ -21,6 +23,9 @@
   function popup(info, props) {
     var box = el("div", null, "gr-popup");
     box.appendChild(el("div", info.label, "gr-title"));
+    var grp = props && props._gr_group && info.groups && info.groups[props._gr_group];
+    // a grouped layer's feature says which group (symbol) it is: a floodway, say
+    if (grp && grp.label) { box.appendChild(el("div", grp.label, "gr-group")); }
     (info.lines || []).forEach(function (t) { box.appendChild(el("div", t, "gr-line")); });
     var fields = info.fields || [];
     if (fields.length && props) {
@@ -140,6 +145,14 @@
     }, { maxWidth: 460 });
     layer.bindTooltip(function () { return document.createTextNode(info.label); }, { sticky: true });
     var props = (feature && feature.properties) || {};
+    if (key === "contours" && info.labels && !info._labelled) {
+      // One label group for the whole layer, shown while its lines are: every feature
+      // of a GeoJSON layer is added and removed with it (the layer list's checkbox).
+      info._labelled = true;
+      var group = contourLabels(info.labels);
+      layer.on("add", function () { if (layer._map) { group.addTo(layer._map); } });
+      layer.on("remove", function () { group.remove(); });
+    }
     if (key === "receiving" && props.name) {
       var d = props.distance_ft ? ", " + props.distance_ft + " ft downstream" : "";
       layer.bindTooltip(document.createTextNode(props.name + d), {
@@ -149,6 +162,21 @@
       // Leaflet when a GeoJSON group adds it; open it once it is there.
       layer.on("add", function () { layer.openTooltip(); });
     }
+  }
+
+  /* The contours' elevation labels: labels = [[lat, lon, "646 ft"]], placed at a sparse
+   * set of points along the lines by georeview/report/map_data.py. Not interactive, so a
+   * click on a label reaches the features beneath it. */
+  function contourLabels(labels) {
+    var group = L.layerGroup();
+    labels.forEach(function (l) {
+      var span = el("span", l[2], "gr-contour-text");
+      L.marker([l[0], l[1]], {
+        icon: L.divIcon({ className: "gr-contour-label", html: span, iconSize: null }),
+        interactive: false, keyboard: false
+      }).addTo(group);
+    });
+    return group;
   }
 
   /* Hatching patterns referenced as fill "url(#gr-hatch-<key>)" by the styles of
@@ -211,13 +239,22 @@
     return control;
   }
 
-  /* A legend control: items = [{label, stroke, fill, line, dash}]. */
+  /* A legend control: items = [{label, stroke, fill, line, dash}]. Its heading is a
+   * button that folds the rows away (closed at first on a phone, see responsive). */
   function legend(map, items) {
     var control = L.control({ position: "bottomleft" });
     control.onAdd = function () {
       var box = el("div", null, "gr-legend leaflet-control");
       box.id = "georeview-legend";
-      box.appendChild(el("b", "Legend"));
+      var head = el("button", "Legend", "gr-legend-toggle");
+      head.type = "button";
+      head.setAttribute("aria-expanded", "true");
+      head.addEventListener("click", function () {
+        setOpen(box, box.classList.contains("gr-closed"));
+      });
+      box.appendChild(head);
+      var rows = el("div", null, "gr-legend-rows");
+      box.appendChild(rows);
       items.forEach(function (it) {
         var row = el("div", null, "gr-legend-item");
         var sw = el("span", null, it.point ? "gr-point-swatch" : (it.line ? "gr-line-swatch" : "gr-swatch"));
@@ -229,13 +266,14 @@
             ? g + ", repeating-linear-gradient(-45deg, " + it.fill + " 0 2px, transparent 2px 5px)" : g;
         } else if (!it.line || it.point) {
           // The swatch shows the fill as drawn: at its opacity over the map's background.
-          sw.style.background = it.fill;
+          // an outline-only area (opacity 0: a 0.2 % flood zone) keeps an empty swatch
+          sw.style.background = it.point || it.opacity ? it.fill : "transparent";
           if (!it.point && it.opacity) { sw.style.opacity = Math.max(it.opacity, 0.35); }
         }
         if (it.dash) { sw.style.borderStyle = "dashed"; }
         row.appendChild(sw);
         row.appendChild(document.createTextNode(it.label));
-        box.appendChild(row);
+        rows.appendChild(row);
       });
       L.DomEvent.disableClickPropagation(box);
       L.DomEvent.disableScrollPropagation(box);
@@ -243,6 +281,139 @@
     };
     control.addTo(map);
     return control;
+  }
+
+  /* Open or close a foldable control (the legend). */
+  function setOpen(box, open) {
+    box.classList.toggle("gr-closed", !open);
+    var head = box.querySelector(".gr-legend-toggle");
+    if (head) { head.setAttribute("aria-expanded", open ? "true" : "false"); }
+  }
+
+  /* The map's title at the top centre: lines = [submission, ordinance], as text. */
+  function title(map, lines) {
+    var corners = map._controlCorners;
+    if (!corners.topcenter) {
+      corners.topcenter = L.DomUtil.create("div", "leaflet-top gr-topcenter", map._controlContainer);
+    }
+    var control = L.control({ position: "topcenter" });
+    control.onAdd = function () {
+      var box = el("div", null, "gr-map-title leaflet-control");
+      box.id = "georeview-title";
+      box.appendChild(el("div", lines[0], "gr-map-title-name"));
+      if (lines[1]) { box.appendChild(el("div", lines[1], "gr-map-title-sub")); }
+      box.title = lines.join("\n");
+      L.DomEvent.disableClickPropagation(box);
+      return box;
+    };
+    control.addTo(map);
+    return control;
+  }
+
+  /* A north arrow. Leaflet draws the map north up (Web Mercator, never rotated), so
+   * the arrow points straight up. */
+  function northArrow(map) {
+    var NS = "http://www.w3.org/2000/svg";
+    var control = L.control({ position: "bottomright" });
+    control.onAdd = function () {
+      var box = el("div", null, "gr-north leaflet-control");
+      box.id = "georeview-north";
+      box.setAttribute("role", "img");
+      box.setAttribute("aria-label", "North arrow: north is up");
+      var svg = document.createElementNS(NS, "svg");
+      svg.setAttribute("width", "26"); svg.setAttribute("height", "38");
+      svg.setAttribute("viewBox", "0 0 26 38");
+      var left = document.createElementNS(NS, "path");
+      left.setAttribute("d", "M13 2 L4 30 L13 24 Z"); left.setAttribute("fill", "#000");
+      var right = document.createElementNS(NS, "path");
+      right.setAttribute("d", "M13 2 L22 30 L13 24 Z"); right.setAttribute("fill", "#fff");
+      right.setAttribute("stroke", "#000"); right.setAttribute("stroke-width", "1.2");
+      var n = document.createElementNS(NS, "text");
+      n.setAttribute("x", "13"); n.setAttribute("y", "37.5"); n.setAttribute("text-anchor", "middle");
+      n.setAttribute("font-size", "10"); n.setAttribute("font-weight", "700");
+      n.setAttribute("font-family", "system-ui, sans-serif");
+      n.textContent = "N";
+      svg.appendChild(left); svg.appendChild(right); svg.appendChild(n);
+      box.appendChild(svg);
+      return box;
+    };
+    control.addTo(map);
+    return control;
+  }
+
+  /* "Show my location": the browser's own position (navigator.geolocation through
+   * Leaflet's map.locate), asked for only when the button is pressed; the browser asks
+   * the user. Nothing is fetched and the position stays in the page. */
+  function locate(map) {
+    var control = L.control({ position: "topleft" });
+    var shown = null;
+    control.onAdd = function () {
+      var box = el("div", null, "leaflet-bar leaflet-control gr-locate");
+      var a = el("a", "\u25CE", "gr-locate-button");
+      a.href = "#"; a.title = "Show my location"; a.setAttribute("role", "button");
+      a.setAttribute("aria-label", "Show my location");
+      var msg = el("div", null, "gr-locate-msg");
+      box.appendChild(a); box.appendChild(msg);
+      L.DomEvent.disableClickPropagation(box);
+      L.DomEvent.on(a, "click", function (e) {
+        L.DomEvent.preventDefault(e);
+        msg.textContent = "";
+        box.classList.add("gr-locating");
+        map.locate({ setView: true, maxZoom: 18, enableHighAccuracy: true });
+      });
+      map.on("locationfound", function (e) {
+        box.classList.remove("gr-locating");
+        if (shown) { shown.remove(); }
+        var ft = Math.round(e.accuracy / 0.3048);
+        shown = L.layerGroup([
+          L.circle(e.latlng, { radius: e.accuracy, color: "#1a73e8", weight: 1, fillOpacity: 0.12, interactive: false }),
+          L.circleMarker(e.latlng, { radius: 7, color: "#fff", weight: 2, fillColor: "#1a73e8", fillOpacity: 1 })
+            .bindTooltip(document.createTextNode("You are here (within about " + ft.toLocaleString("en-US") + " ft)"))
+        ]).addTo(map);
+        shown.eachLayer(function (l) { if (l.getElement) { var x = l.getElement(); if (x) { x.classList.add("gr-you"); } } });
+      });
+      map.on("locationerror", function (e) {
+        box.classList.remove("gr-locating");
+        msg.textContent = "Location not available: " + (e.message || "refused");
+      });
+      return box;
+    };
+    control.addTo(map);
+    return control;
+  }
+
+  /* The phone layout: at 600 px wide or less the layer list and the legend start
+   * closed, each behind its button (the layer list's own toggle; the legend's
+   * heading), so that the map is not hidden under them. Wider, they start open.
+   * A map embedded in a page (report.html's iframe, some 560 px wide on a desktop)
+   * is narrow only on a narrow screen: there the page around it is the desktop's. */
+  var NARROW = "(max-width: 600px)";
+  function isNarrow(media) {
+    if (!media || !media.matches) { return false; }
+    var embedded = root.self !== root.top;
+    return !embedded || !root.screen || root.screen.width <= 600;
+  }
+  function responsive(map, layers) {
+    var legendBox = document.getElementById("georeview-legend");
+    var media = root.matchMedia ? root.matchMedia(NARROW) : null;
+    function apply(narrow) {
+      if (layers) {
+        // a closed list stays closed when layers are toggled (Leaflet re-opens a list
+        // that is not "collapsed" on every change), and a map click closes it
+        layers.options.collapsed = narrow;
+        if (narrow) { layers.collapse(); } else { layers.expand(); }
+      }
+      if (legendBox) { setOpen(legendBox, !narrow); }
+      map.getContainer().classList.toggle("gr-narrow", narrow);
+    }
+    if (layers) {
+      map.on("click", function () { if (layers.options.collapsed) { layers.collapse(); } });
+    }
+    apply(isNarrow(media));
+    if (media) {
+      var change = function () { apply(isNarrow(media)); };
+      if (media.addEventListener) { media.addEventListener("change", change); } else { media.addListener(change); }
+    }
   }
 
   // Fit the map to the site once its container has a size. A map in an iframe (the
@@ -274,6 +445,8 @@
 
   root.georeview = {
     info: {}, el: el, popup: popup, bind: bind, legend: legend, fit: fit, STATUS: STATUS,
-    patterns: patterns, printScale: printScale, hit: hit, features: FEATURES
+    patterns: patterns, printScale: printScale, hit: hit, features: FEATURES,
+    title: title, northArrow: northArrow, locate: locate, responsive: responsive,
+    contourLabels: contourLabels, setOpen: setOpen
   };
 })(window);
