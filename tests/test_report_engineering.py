@@ -306,3 +306,20 @@ def test_a_message_quotes_its_numbers_in_the_rows_rounding():
     assert reader._rerounded(msg, g, {"found": found}) == (
         "It agrees (declared 950.0 ft; measured 1,000.7 ft; 5.1 % apart, within 10.0 %)."
     )
+
+
+def test_a_tr55_limit_met_by_several_peaks_is_said_once(larger_site):
+    """TR-55 chapter 4: Ia/P below 0.10 takes 0.10; four peaks of the sample meet it (the
+    100-year storm in every condition, the 10-year during construction): one caveat."""
+    _rev, report, page = larger_site
+    warned = [w for w in report["engineering"]["warnings"] if "Ia/P" in w]
+    assert len(warned) == 4
+    box = re.search(r'<section class="warn" id="caveats">.*?</section>', page, re.S)
+    assert box is not None
+    text = " ".join(_text(box.group(0)).split())
+    assert text.count("Ia/P") == 1
+    for shown in ("0.085", "0.071", "0.058", "0.091"):
+        assert shown in text
+    # it weakens the 10- and 100-year rows, not the 5-year basin
+    cav = [c for c in reader.caveats(report) if "Ia/P" in c["text"]]
+    assert cav[0]["storms"] == ("10yr", "100yr")

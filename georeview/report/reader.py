@@ -387,18 +387,59 @@ _CAVEAT_FACTS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: TR-55's Ia/P limit as :func:`georeview.hydrology.peak_discharge` warns of it, with the
+#: storm and condition the stage prefixes (``"100yr post: Ia/P = 0.071 is outside ..."``).
+_IA_P_LIMIT = re.compile(
+    r"^(\d+yr) (pre|post|construction): Ia/P = ([\d.]+) is outside ([\d.]+-[\d.]+); "
+    r"the limiting value ([\d.]+) was used"
+)
+
+
 def _rests_on(c: Mapping[str, Any], f: Mapping[str, Any], reads: Mapping[str, set[str]]) -> bool:
     """Whether finding ``f`` rests on caveat ``c``: its rule reads a fact the caveat weakens."""
     names = reads.get(str(f.get("rule_id") or ""), set())
-    storm = c.get("storm")
+    storms = c.get("storms") or ()
     return any(n.startswith(tuple(c.get("facts") or ())) for n in names) and (
-        not storm or any(n.startswith(f"peak.{storm}.") for n in names) or storm == _storm_of(f)
+        not storms
+        or any(n.startswith(f"peak.{st}.") for st in storms for n in names)
+        or _storm_of(f) in storms
     )
 
 
 def _finding_topics(f: Mapping[str, Any]) -> set[str]:
     text = f"{f.get('title', '')} {f.get('message', '')} {f.get('units') or ''}"
     return {t for t, rx in _TOPICS.items() if rx.search(text)}
+
+
+def _engineering_warnings(warnings: Iterable[Any], add: Any) -> None:
+    """The engineering stage's warnings as caveats (``add`` of :func:`caveats`).
+
+    TR-55's Ia/P limit met by several peaks is one instruction: said once, naming each
+    storm and condition, and weakening the rows of those storms only.
+    """
+    clamped: list[tuple[str, str, str]] = []
+    limits = ("", "")
+    for w in warnings:
+        m = _IA_P_LIMIT.match(str(w))
+        if m:
+            # one TR-55 instruction met by several peaks: said once, naming each
+            clamped.append((m.group(1), m.group(2), m.group(3)))
+            limits = (m.group(4), m.group(5))
+            continue
+        topic = "soil_loss" if _TOPICS["soil_loss"].search(str(w)) else "runoff"
+        words = str(w).rstrip(".")
+        add(f"{'Runoff' if topic == 'runoff' else 'Soil loss'}: {words}.", topic, raw=str(w))
+    if clamped:
+        which = "; ".join(
+            f"{storm_words(st)} storm {CONDITION_WORDS.get(cond, cond).lower()} {v}"
+            for st, cond, v in sorted(clamped, key=lambda x: _years(x[0]))
+        )
+        add(
+            f"Runoff: Ia/P is outside TR-55's {limits[0]} for {which}; the limiting value "
+            f"{limits[1]} was used, as TR-55 chapter 4 instructs.",
+            "runoff",
+            storms=tuple(dict.fromkeys(st for st, _c, _v in clamped)),
+        )
 
 
 def caveats(report: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -413,7 +454,7 @@ def caveats(report: Mapping[str, Any]) -> list[dict[str, Any]]:
         for f in report.get("findings", [])
     )
 
-    def add(text: str, topic: str, raw: str | None = None) -> None:
+    def add(text: str, topic: str, raw: str | None = None, storms: tuple[str, ...] = ()) -> None:
         # The same warning can come from two places (soil_loss.warnings is repeated in
         # engineering.warnings): say it once.
         key = (raw or text).strip().lower()
@@ -430,6 +471,7 @@ def caveats(report: Mapping[str, Any]) -> list[dict[str, Any]]:
                     "text": prose,
                     "topic": topic,
                     "storm": storm.group(1) if storm else "",
+                    "storms": storms or ((storm.group(1),) if storm else ()),
                     "facts": _CAVEAT_FACTS.get(topic, ())
                     if not prose.startswith("Runoff: Detention")
                     # the unrouted peak after development: not a basin sized on construction
@@ -449,7 +491,9 @@ def caveats(report: Mapping[str, Any]) -> list[dict[str, Any]]:
         # in the ordinance's words, section numbers included: plain wording would drop
         # "17.07/17.08" and with it what the interpretation is
         longest = max(labels, key=len)
-        out.append({"text": f"Local interpretation: {longest}.", "topic": "all", "storm": ""})
+        out.append(
+            {"text": f"Local interpretation: {longest}.", "topic": "all", "storm": "", "storms": ()}
+        )
     r_src = str(((sl.get("r") or {}).get("source")) or "")
     if re.search(r"proxy|unconfirmed", r_src, re.IGNORECASE):
         add(f"Rainfall erosivity R is a stand-in: {r_src}.", "soil_loss")
@@ -463,9 +507,7 @@ def caveats(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     cfg = str(rain.get("config_source") or "")
     if not rain.get("depths_in") and re.search(r"not yet|unconfirmed", cfg, re.IGNORECASE):
         add(f"No confirmed design rainfall for this village: {cfg}.", "runoff")
-    for w in eng.get("warnings") or []:
-        topic = "soil_loss" if _TOPICS["soil_loss"].search(str(w)) else "runoff"
-        add(f"{'Runoff' if topic == 'runoff' else 'Soil loss'}: {w}.", topic, raw=str(w))
+    _engineering_warnings(eng.get("warnings") or [], add)
     for rep in report.get("repairs") or []:
         add(f"A geometry was repaired before measuring: {rep.get('reason')}.", "all")
     return out
@@ -1070,7 +1112,7 @@ def view(
                 if (
                     _rests_on(c, f, reads)
                     if reads is not None and f.get("rule_id") in reads
-                    else c["topic"] in topics and (not c["storm"] or c["storm"] == _storm_of(f))
+                    else c["topic"] in topics and (not c["storms"] or _storm_of(f) in c["storms"])
                 )
             ],
             "measured": quantity(f.get("measured"), f.get("units")),
