@@ -225,7 +225,12 @@ def test_usle_phases_read_in_the_plans_words():
 
 @pytest.mark.parametrize(
     ("name", "tagged_max"),
-    [("somers_complete_plan", 0), ("somers_village_small", 30)],
+    [
+        ("somers_complete_plan", 0),
+        ("somers_village_small", 30),
+        ("somers_etj_near_kenosha", 30),
+        ("somers_bad_map", 30),
+    ],
 )
 def test_the_one_acre_interpretation_only_where_a_result_rests_on_it(name, tagged_max):
     """Said once among the caveats; a row carries it only where the Village deciding the

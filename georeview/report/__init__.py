@@ -78,6 +78,8 @@ def template_env() -> Any:
     env.filters["pct"] = lambda v: "" if v is None else f"{100 * v:.1f} %"
     env.filters["qty"] = reader.quantity
     env.filters["plain"] = lambda text: reader.plain(str(text or ""))[0]
+    # a local interpretation's tag: said in the caveats and on the rows resting on it
+    env.filters["untag"] = reader.untag
     env.filters["css_string"] = css_string
     return env
 

@@ -1016,6 +1016,17 @@ def _rerounded(message: str, f: Mapping[str, Any], values: Mapping[str, Any]) ->
     return message
 
 
+def untag(text: Any) -> str:
+    """``text`` without the judge's "[Local interpretation: ...]" tags.
+
+    Examples
+    --------
+    >>> untag("A site map is given. [Local interpretation: the one-acre split]")
+    'A site map is given.'
+    """
+    return _TAG.sub("", str(text or "")).strip()
+
+
 def _untag(row: dict[str, Any], f: Mapping[str, Any], uses: Mapping[str, set[str]] | None) -> None:
     """Say a local interpretation on the rows whose result rests on it, and only there.
 
@@ -1032,7 +1043,10 @@ def _untag(row: dict[str, Any], f: Mapping[str, Any], uses: Mapping[str, set[str
     if any(w not in uses for w in labels):
         return  # the rule that makes the interpretation: its words stay in full
     kept = [w for w in labels if rid in uses[w]]
-    row["message"] = _TAG.sub("", str(row["message"])).strip()
+    row["message"] = untag(row["message"])
+    if row.get("supply"):
+        # what is missing is said without it too: the row's caveat says it once
+        row["supply"]["missing"] = [untag(t) for t in row["supply"]["missing"]]
     notes = [f"Rests on a local interpretation: {words}." for words in kept]
     row["caveats"].extend(notes)
     # what a row that asks nothing now (not applicable, a determination) shows of it
