@@ -217,7 +217,8 @@ def test_a_phase_without_its_erosivity_share_is_not_judged(tmp_path):
     assert "no share of annual erosivity (r_fraction" in f["message"]
     assert "the rate would be 4.20 tons/acre/year" in f["message"]
     page = render_html(r.to_dict(), map_file=None)
-    assert "estimate only: erosivity spread evenly over the year for bare" in page
+    # the phase is named by its cover's words (issue 24 item 5), not the code "bare"
+    assert "estimate only: erosivity spread evenly over the year for Graded, bare soil" in page
     share = ', r_fraction = 0.5671, r_fraction_source = "sample shares" }'
     summer = _sample(
         tmp_path / "summer",
