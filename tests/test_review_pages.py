@@ -539,6 +539,14 @@ def test_layers_gpkg_opens_in_ogrinfo_with_every_layer(reviews):
     pts = gpd.read_file(paths["gpkg"], layer="discharge_points")
     assert len(pts) == len(report["measures"]["downstream"]["discharge_points"])
     assert set(pts["reaches_water"]) <= {"yes", "no", "unknown"}
+    # each point where its path leaves the site, as on the map (issue 24 item 6): on the
+    # boundary within 1 ft (0.3048 m in EPSG:3071), the cell centre kept as attributes
+    ring = shapely.boundary(_rev.submission.site_geom)
+    on_edge = pts["at"] == "boundary"
+    assert on_edge.any()
+    assert (shapely.distance(pts.geometry[on_edge].to_numpy(), ring) < 0.3048).all()
+    cells = report["measures"]["downstream"]["discharge_points"]
+    assert pts["cell_x"].tolist() == pytest.approx([c["x"] for c in cells])
     site = gpd.read_file(paths["gpkg"], layer="site")
     assert site["jurisdiction"].iloc[0] == "extraterritorial"
 

@@ -120,7 +120,7 @@ def contour_interval_for(scale_ft_per_inch: int) -> float:
 
 
 def _scale_bar(fig: Any, scale: int) -> None:
-    """A scale bar of two half-inch and one one-inch division under the north arrow."""
+    """A scale bar of three half-inch divisions (1.5 in) under the north arrow."""
     from matplotlib.patches import Rectangle
 
     t = fig.dpi_scale_trans

@@ -14,7 +14,11 @@ attributes a reviewer filters on:
 ``downstream_paths``
     The downstream trace, merged where paths join (as on the map).
 ``discharge_points``
-    Where runoff leaves the site: contributing area, whether it reaches water.
+    Where runoff leaves the site: the point where each flow path crosses the site
+    boundary (as on the map; ``at`` is ``boundary``, ``inside`` where the path meets a
+    water or wetland inside the site, ``ends`` where it stops in its cell), the cell's
+    centre that report.json gives (``cell_x``, ``cell_y``), contributing area, whether
+    it reaches water.
 ``contours``
     Contours from the DEM: elevation, ft.
 ``jurisdiction``
@@ -88,6 +92,9 @@ SCHEMA: dict[str, tuple[str, dict[str, str]]] = {
     "discharge_points": (
         "Point",
         {
+            "at": "str",
+            "cell_x": "float",
+            "cell_y": "float",
             "contributing_area_sqft": "float",
             "reaches_water": "str",
             "distance_ft": "float",
@@ -163,7 +170,9 @@ def review_layers(review: Any, report: dict[str, Any]) -> dict[str, gpd.GeoDataF
         "disturbance": _disturbance_layer(m, review.submission.disturbance_geom, crs),
         "steep_slopes": _steep_layer(layers.get("steep_slopes"), crs),
         "downstream_paths": _paths_layer(layers.get("downstream"), m.get("downstream") or {}, crs),
-        "discharge_points": _discharge_layer(m.get("downstream") or {}, crs),
+        "discharge_points": _discharge_layer(
+            m.get("downstream") or {}, layers.get("downstream"), site, crs
+        ),
         "contours": _contours_layer(layers.get("contours"), crs),
         "jurisdiction": _jurisdiction_pieces(review, site, crs),
     }
@@ -263,15 +272,27 @@ def _paths_layer(
     return _frame("downstream_paths", data, geoms, crs)
 
 
-def _discharge_layer(down: dict[str, Any], crs: Any) -> gpd.GeoDataFrame:
-    """Where runoff leaves the site: contributing area, whether it reaches water."""
-    from georeview.report.map_data import discharge_points
+def _discharge_layer(
+    down: dict[str, Any], paths: gpd.GeoDataFrame | None, site: Any, crs: Any
+) -> gpd.GeoDataFrame:
+    """Where runoff leaves the site, on its boundary, as the map draws it.
 
-    points = discharge_points(down, crs)
+    report.json gives each discharge cell's centre, up to a cell inside the site; the
+    layer puts each point where its path crosses the boundary (the point its
+    ``distance_ft`` is measured from: :func:`~georeview.report.map_data.boundary_discharge`)
+    and keeps the cell's centre as attributes.
+    """
+    from georeview.report.map_data import boundary_discharge, trace_lines
+
+    points = boundary_discharge(down, trace_lines(down, paths, crs), site, crs)
     if points is None:
         return _frame("discharge_points", {}, [], crs)
     data = {col: points[col].tolist() for col in points.columns if col != points.geometry.name}
     data["reaches_water"] = [_yes(v) for v in data.get("reaches_water", [])]
+    data["at"] = data.pop("_gr_group", [])
+    cells = [p for p in down.get("discharge_points") or [] if p.get("x") is not None]
+    data["cell_x"] = [p["x"] for p in cells]
+    data["cell_y"] = [p["y"] for p in cells]
     return _frame("discharge_points", data, points.geometry, crs)
 
 
