@@ -299,18 +299,34 @@ def test_one_rounding_keeps_a_value_apart_from_its_limit():
 
 def test_a_message_quotes_its_numbers_in_the_rows_rounding():
     """The judge's "7 acres ..., at least 5 acres" and a comparison's words read as the
-    row's columns do ("7.00 acres", "declared 950.0 ft; measured 1,000.7 ft")."""
+    row's columns do ("7.00 acres", "declared 950 ft; measured 1,001 ft")."""
     f = {"measured": 7.0, "limit": 5.0, "units": "acres"}
     msg = "7 acres disturbed at a time, at least 5 acres: the larger-site standards apply."
     assert reader._rerounded(msg, f, {}) == (
         "7.00 acres disturbed at a time, at least 5.00 acres: the larger-site standards apply."
     )
     g = {"measured": 5.0623, "limit": 10.0, "units": "%"}
-    found = [("Declared", "950.0 ft"), ("Measured", "1,000.7 ft"), ("Apart", "5.1 %")]
-    msg = "It agrees (declared 950 ft; measured 1,001 ft; 5.06 % apart, within 10 %)."
+    found = [
+        ("Declared", reader.quantity(950.0, "ft")),
+        ("Measured", reader.quantity(1000.66, "ft")),
+        ("Apart", reader.quantity(5.0623, "%")),
+    ]
+    msg = "It agrees (declared 950 ft; measured 1,000.66 ft; 5.06 % apart, within 10 %)."
     assert reader._rerounded(msg, g, {"found": found}) == (
-        "It agrees (declared 950.0 ft; measured 1,000.7 ft; 5.1 % apart, within 10.0 %)."
+        "It agrees (declared 950 ft; measured 1,001 ft; 5.1 % apart, within 10.0 %)."
     )
+
+
+def test_distances_of_hundreds_of_feet_read_in_whole_feet():
+    """A DEM trace of 1,000.66 ft (10 m cells) is "1,001 ft", not "1,000.7 ft"; the
+    ordinance's 100 ft is "100 ft"; a depth or an interval keeps 0.1 ft (issue 24 item 5)."""
+    assert reader.quantity(1000.66, "ft") == "1,001 ft"
+    assert reader.quantity(100.0, "ft") == "100 ft"
+    assert reader.quantity(99.94, "ft") == "99.9 ft"
+    assert reader.quantity(2.0, "ft") == "2.0 ft"
+    assert reader.quantity(3.5, "ft") == "3.5 ft"
+    # kept apart from a limit it would read as: 100.04 ft is not the 100 ft limit
+    assert reader.apart_digits(100.04, 100.0, "ft") == 2
 
 
 def test_a_tr55_limit_met_by_several_peaks_is_said_once(larger_site):

@@ -76,16 +76,35 @@ DISPLAY_DECIMALS: dict[str, tuple[int, str]] = {
 }
 
 
-def display_decimals(units: str | None) -> int | None:
+#: report.html: units -> (magnitude from which a number in them is shown whole, why). A
+#: length of hundreds of feet is traced on a DEM of 1 to 10 m cells or declared as
+#: "about 950 ft": 1,000.7 ft would claim a precision neither has, and 100.0 ft reads
+#: as something other than the ordinance's 100 ft. A depth or an interval keeps 0.1 ft.
+DISPLAY_WHOLE_FROM: dict[str, tuple[float, str]] = {
+    "ft": (100.0, "distances and lengths of 100 ft or more: whole feet"),
+}
+
+
+def display_decimals(units: str | None, value: float | None = None) -> int | None:
     """The decimals report.html shows a number in ``units`` with, ``None`` for other units.
+
+    ``value``, when given, applies :data:`DISPLAY_WHOLE_FROM` (whole feet from 100 ft).
 
     Examples
     --------
     >>> display_decimals("cfs"), display_decimals("sq ft"), display_decimals("furlongs")
     (2, 0, None)
+    >>> display_decimals("ft", 2.5), display_decimals("ft", 1000.66), display_decimals("ft")
+    (1, 0, 1)
     """
-    rule = DISPLAY_DECIMALS.get((units or "").strip())
-    return None if rule is None else rule[0]
+    u = (units or "").strip()
+    rule = DISPLAY_DECIMALS.get(u)
+    if rule is None:
+        return None
+    whole = DISPLAY_WHOLE_FROM.get(u)
+    if whole is not None and value is not None and abs(float(value)) >= whole[0]:
+        return 0
+    return rule[0]
 
 
 #: Square metres in a square foot (a DEM cell's side is said in metres, as DEMs are made).

@@ -196,7 +196,7 @@ def quantity(value: Any, units: str | None = None, *, digits: int | None = None)
     if is_nodata(value):
         return NOT_GIVEN
     v = float(value)
-    digits = display_decimals(units) if digits is None else digits
+    digits = display_decimals(units, v) if digits is None else digits
     if digits is not None:
         # a quantity with a unit of the page's one rule: the same decimals everywhere
         text = f"{v:,.{digits}f}"
@@ -969,7 +969,7 @@ def apart_digits(value: Any, limit: Any, units: str | None) -> int | None:
     The verdict compares unrounded values: 399.6 cu yd is under 400 and must not be shown
     as "400 cu yd" beside a 400 cu yd limit (the judge's messages do the same).
     """
-    digits = display_decimals(units)
+    digits = display_decimals(units, value if is_number(value) else None)
     if digits is None or not (is_number(value) and is_number(limit)) or value == limit:
         return digits
     while digits < 6 and round(float(value), digits) == round(float(limit), digits):
@@ -1004,7 +1004,11 @@ def _rerounded(message: str, f: Mapping[str, Any], values: Mapping[str, Any]) ->
             continue
         x = float(v)
         shown = {f"{x:,.0f}", f"{x:,.1f}", f"{x:,.2f}", f"{x:g}"}
-        d = apart_digits(x, f.get("limit"), units) if key == "measured" else digits
+        d = (
+            apart_digits(x, f.get("limit"), units)
+            if key == "measured"
+            else display_decimals(units, x)
+        )
         new = f"{x:,.{d}f}"
         raster = key == "measured" and values.get("raster")
         for old in sorted(shown, key=len, reverse=True):
