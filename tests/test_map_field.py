@@ -299,3 +299,16 @@ def test_no_contours_no_labels():
         (570_125, 290_000, 850.0),
         (570_375, 290_000, 850.0),
     ]
+
+
+def test_popups_say_findings_as_the_report_does(reviews):
+    # issue 24 item 7: the one-acre interpretation is stated once, in the report's
+    # caveats; the map's popups carried the judge's raw tag on every finding, and its
+    # numbers in the judge's rounding (1,000.66 ft is "1,001 ft" on the page).
+    _rev, report, paths, _frames = reviews["somers_complete_plan"]
+    tagged = [f for f in report["findings"] if "[Local interpretation" in (f["message"] or "")]
+    assert tagged  # report.json keeps the judge's words
+    html = paths["map"].read_text(encoding="utf-8")
+    assert "Local interpretation" not in html
+    assert "1,001 ft" in html
+    assert "1,000.7 ft" not in html

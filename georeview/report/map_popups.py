@@ -14,7 +14,7 @@ import geopandas as gpd
 
 from georeview.report.map_styles import LayerStyle
 from georeview.report.numbers import number_text
-from georeview.report.reader import determination_label, is_determination, plain
+from georeview.report.reader import determination_label, display_message, is_determination
 
 #: Most findings listed in one popup.
 MAX_POPUP_FINDINGS = 14
@@ -69,7 +69,8 @@ def layer_findings(
                 "citation": str(f["citation"]),
                 "status": "determination" if det else str(f["status"]),
                 "label": determination_label(f).lower() if det else "",
-                "message": plain(str(f.get("message") or f.get("title") or ""))[0],
+                # the words and numbers of report.html's row, not the judge's raw message
+                "message": display_message(f, report),
             }
         )
     return out

@@ -1020,6 +1020,17 @@ def _rerounded(message: str, f: Mapping[str, Any], values: Mapping[str, Any]) ->
     return message
 
 
+def display_message(f: Mapping[str, Any], report: Mapping[str, Any]) -> str:
+    """A finding's message as report.html says it, for the map's popups.
+
+    Plain words (no keys), its own measured value and limit in the page's one rounding
+    (an area counted in DEM cells as the cells support), and no local-interpretation
+    tag: the report states an interpretation once, among its caveats.
+    """
+    prose = plain(str(f.get("message") or f.get("title") or ""))[0]
+    return untag(_rerounded(prose, f, finding_values(f, report)))
+
+
 def untag(text: Any) -> str:
     """``text`` without the judge's "[Local interpretation: ...]" tags.
 
