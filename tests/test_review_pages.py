@@ -4,7 +4,7 @@ Samples: somers_etj_near_kenosha (Somers, extraterritorial, soil loss on an R pr
 deerfield_wetland_floodplain (wetland and floodplain, extraordinary site) and
 deerfield_larger_site (TR-55 peaks on illustrative rainfall). For each: report.html
 keeps determinations apart from compliance results, shows its caveats and engineering
-inputs, carries no rule ids or JSON paths in its visible text and prints in at most eight
+inputs, carries no rule ids or JSON paths in its visible text and prints in at most seven
 Letter pages; every map layer's popup is reachable by a click; the batch index links each
 report and states each outcome. Screenshots go to pytest's tmp folder.
 """
@@ -115,21 +115,21 @@ def test_report_page_for_a_reviewer(page, reviews, name, tmp_path):
     page.locator("#technical > summary").click()
     assert report["findings"][0]["rule_id"] in page.locator("#technical").inner_text()
 
-    # 4. Print: at most eight Letter pages (the sign-off, the reasons and the exhibit
+    # 4. Print: at most seven Letter pages (the sign-off, the reasons and the exhibit
     # print since issue 24), and the map's controls are not printed.
     from pypdf import PdfReader
 
     pdf = page.pdf(format="Letter")
     n_pages = len(PdfReader(io.BytesIO(pdf)).pages)
     (tmp_path / f"{name}.pdf").write_bytes(pdf)
-    assert n_pages <= 8, f"{name}: {n_pages} Letter pages"
+    assert n_pages <= 7, f"{name}: {n_pages} Letter pages"
 
 
 def test_village_determinations_on_screen_and_in_print(page, reviews, tmp_path):
     # Deerfield 31.06(4): the Master Plan question is the Village's. Without a
     # determinations file the page lists it as still to decide; with one, it shows the
     # decision, who made it, when and why, on screen and in the printed report, which
-    # stays within eight Letter pages.
+    # stays within seven Letter pages.
     from pypdf import PdfReader
 
     from georeview.pipeline.review import review
@@ -168,7 +168,7 @@ def test_village_determinations_on_screen_and_in_print(page, reviews, tmp_path):
     # Back to no emulation: an emulated "screen" would print with the screen stylesheet.
     page.emulate_media(media=None)
     n_pages = len(PdfReader(io.BytesIO(page.pdf(format="Letter"))).pages)
-    assert n_pages <= 8, f"{n_pages} Letter pages"
+    assert n_pages <= 7, f"{n_pages} Letter pages"
 
 
 def test_caveats_and_inputs_reach_the_page(page, reviews):
