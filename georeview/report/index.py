@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from georeview.errors import CRSError, InputError
+from georeview.report.decimals import display_decimals
 from georeview.report.map_assets import asset_tags, safe_json
 from georeview.report.map_data import PRECISION, display_geojson
 from georeview.sanitise import safe_link
@@ -120,11 +121,12 @@ def _truth(value: Any) -> bool | None:
 
 
 #: Decimals a quantity is shown with, by the column name's ending (case aside), and why;
-#: the first rule that fits decides. One rounding per quantity: every area in square feet
-#: alike, every acreage alike.
-DISPLAY_DECIMALS: tuple[tuple[str, int, str], ...] = (
-    ("_sqft", 0, "a square foot is below any screening's or plan's precision"),
-    ("acres", 2, "0.01 acre is 436 sq ft, finer than any acreage threshold (0.5 to 40 acres)"),
+#: the first rule that fits decides. One rounding per quantity, and the same as
+#: report.html's (:data:`georeview.report.decimals.DISPLAY_DECIMALS`): every area in square
+#: feet alike, every acreage alike, on the index pages and in the reports they link.
+INDEX_DECIMALS: tuple[tuple[str, int, str], ...] = (
+    ("_sqft", int(display_decimals("sq ft") or 0), "square feet, as report.html shows them"),
+    ("acres", int(display_decimals("acres") or 0), "acres, as report.html shows them"),
     ("share_", 2, "a share of the parcel's area (0-1): 0.01 is 1 %"),
 )
 #: Counts shown with thousands separators (whole numbers).
@@ -148,7 +150,7 @@ def quantity_decimals(columns: list[str] | tuple[str, ...]) -> dict[str, int]:
         if low in COUNT_COLUMNS:
             out[c] = 0
             continue
-        for rule, digits, _ in DISPLAY_DECIMALS:
+        for rule, digits, _ in INDEX_DECIMALS:
             if low.startswith(rule) if rule.endswith("_") else low.endswith(rule):
                 out[c] = digits
                 break
