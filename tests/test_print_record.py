@@ -172,3 +172,21 @@ def test_a_missing_item_is_said_once_in_its_row(reports):
     assert table.count(said) == 1
     # a row whose message says more than its missing facts keeps both
     assert "peak leaving the site during or after disturbance is unknown" in table
+
+
+def test_an_unusable_dem_draws_the_exhibit_without_contours(reports, monkeypatch):
+    # the exhibit is a print aid: a DEM the contouring refuses must not stop the report
+    import georeview.measure.contours as contour_module
+    from georeview.errors import InputError
+    from georeview.report.exhibit import draw_exhibit
+
+    def refuse(*_a, **_k):
+        raise InputError("vertical units unknown", path="dem.tif", field="vertical_units")
+
+    monkeypatch.setattr(contour_module, "contours_ft", refuse)
+    rev, _ = reports["somers_complete_plan"]
+    ex = draw_exhibit(rev)
+    assert ex is not None
+    assert ex.contour_interval_ft is None
+    assert "contours" not in ex.layers_drawn
+    assert "site" in ex.layers_drawn

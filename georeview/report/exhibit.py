@@ -25,6 +25,7 @@ from typing import Any
 
 import shapely
 
+from georeview.errors import GeoReviewError
 from georeview.report.sheet_layout import SheetLayout, map_extent
 from georeview.units import M_PER_FT
 
@@ -248,7 +249,13 @@ def draw_exhibit(r: Any) -> Exhibit | None:
     extent = map_extent(((x0 + x1) / 2, (y0 + y1) / 2), LAYOUT, scale, ft)
     frame = shapely.box(*extent)
     interval = contour_interval_for(scale)
-    lines, _ = contours(r, frame, crs, interval)
+    try:
+        lines, _ = contours(r, frame, crs, interval)
+    except GeoReviewError as exc:
+        # the exhibit is a print aid: a DEM the contours cannot use (the review's own
+        # measures say so in their findings) draws the map without them
+        log.warning("exhibit drawn without contours: %s", exc.one_line())
+        lines = None
 
     def draw() -> tuple[bytes, list[str]]:
         fig = Figure(figsize=FIGURE_IN, dpi=DPI)
