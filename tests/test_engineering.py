@@ -6,21 +6,11 @@ import datetime as dt
 
 import numpy as np
 import pytest
+from _tr55 import ACRES_250_SQFT, EXAMPLE_2_2, EXAMPLE_3_1
 
 from georeview.errors import ConfigError
 from georeview.measure import engineering as eng
 from georeview.measure import engineering_inputs
-from georeview.units import SQFT_PER_ACRE
-
-ACRES_250_SQFT = 250 * SQFT_PER_ACRE
-
-# TR-55 Example 2-2 (p. 2-11) cover table: 1/2-acre lots on 75 ac B and 100 ac C soils,
-# open space in good condition on 75 ac C.
-EXAMPLE_2_2 = [
-    {"cover": "residential_1_2_acre", "hsg": "B", "acres": 75},
-    {"cover": "residential_1_2_acre", "hsg": "C", "acres": 100},
-    {"cover": "open_space_good", "hsg": "C", "acres": 75},
-]
 
 
 def _evaluate(raw, municipality="deerfield", **kw):
@@ -107,18 +97,7 @@ def test_tc_from_declared_flow_path_example_3_1():
     raw = {
         "hydrology": {
             "proposed": EXAMPLE_2_2,
-            "flow_path_post": [
-                {"kind": "sheet", "length_ft": 100, "slope_pct": 1.0, "surface": "grass_dense"},
-                {"kind": "shallow", "length_ft": 1400, "slope_pct": 1.0, "surface": "unpaved"},
-                {
-                    "kind": "channel",
-                    "length_ft": 7300,
-                    "slope_pct": 0.5,
-                    "n": 0.05,
-                    "area_sqft": 27,
-                    "wetted_perimeter_ft": 28.2,
-                },
-            ],
+            "flow_path_post": EXAMPLE_3_1,
             "rainfall_in": {"2yr": 3.6, "100yr": 6.0},
             "rainfall_source": "TR-55 examples 3-1 and 4-1",
         }

@@ -15,35 +15,13 @@ import re
 from pathlib import Path
 
 import pytest
+from _tr55 import ACRES_250_SQFT, EXAMPLE_2_2, EXAMPLE_3_1
 
 from georeview.measure import engineering as eng
 from georeview.measure import engineering_inputs
 from georeview.report import decimals, reader, render_html
-from georeview.units import SQFT_PER_ACRE
 
 REPO = Path(__file__).resolve().parents[1]
-ACRES_250_SQFT = 250 * SQFT_PER_ACRE
-
-# TR-55 Example 2-2 (p. 2-11, figure 2-6): 1/2-acre lots on 75 ac B and 100 ac C soils,
-# open space in good condition on 75 ac C; Table 2-2a CN 70, 80 and 74.
-EXAMPLE_2_2 = [
-    {"cover": "residential_1_2_acre", "hsg": "B", "acres": 75},
-    {"cover": "residential_1_2_acre", "hsg": "C", "acres": 100},
-    {"cover": "open_space_good", "hsg": "C", "acres": 75},
-]
-# TR-55 Example 3-1 (p. 3-5, figure 3-3): the Dyer County flow path, P2 = 3.6 in.
-EXAMPLE_3_1 = [
-    {"kind": "sheet", "length_ft": 100, "slope_pct": 1.0, "surface": "grass_dense"},
-    {"kind": "shallow", "length_ft": 1400, "slope_pct": 1.0, "surface": "unpaved"},
-    {
-        "kind": "channel",
-        "length_ft": 7300,
-        "slope_pct": 0.5,
-        "n": 0.05,
-        "area_sqft": 27,
-        "wetted_perimeter_ft": 28.2,
-    },
-]
 
 
 @pytest.fixture(scope="module")
