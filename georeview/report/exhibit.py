@@ -120,72 +120,28 @@ def contour_interval_for(scale_ft_per_inch: int) -> float:
     return 5.0 if scale_ft_per_inch <= 300 else 10.0
 
 
-def _scale_bar(fig: Any, scale: int) -> None:
-    """A scale bar of three half-inch divisions (1.5 in) under the north arrow."""
-    from matplotlib.patches import Rectangle
+def _scale_and_north(fig: Any, scale: int) -> None:
+    """The sheet's north arrow and scale bar, smaller, at the top of the panel.
 
-    t = fig.dpi_scale_trans
+    The bar is three half-inch divisions (1.5 in); under its title, the condition the
+    scale holds on (a Letter print at 100 %).
+    """
+    from georeview.report.sheet_panel import north_arrow, scale_bar
+
     px, py, pw, ph = LAYOUT.panel_in
-    bx, by = px + 0.15, py + ph - 1.2
-    for k, (x, w) in enumerate(((0.0, 0.5), (0.5, 0.5), (1.0, 0.5))):
-        fig.add_artist(
-            Rectangle(
-                (bx + x, by),
-                w,
-                0.06,
-                transform=t,
-                lw=0.5,
-                facecolor="black" if k % 2 == 0 else "white",
-                edgecolor="black",
-            )
-        )
-    for x in (0.0, 0.5, 1.0, 1.5):
-        label = f"{x * scale:g}" + (" ft" if x == 1.5 else "")
-        fig.text(bx + x, by + 0.09, label, transform=t, ha="center", fontsize=5.5)
+    top, centre = py + ph, px + pw / 2
+    north_arrow(fig, centre, top, size=0.55)
+    by = top - 1.2
+    scale_bar(fig, (px + 0.15, by), centre, scale, n_div=3, div_in=0.5, size=0.75)
     fig.text(
-        px + pw / 2,
-        by - 0.08,
-        f"SCALE 1 in = {scale} ft",
-        transform=t,
-        ha="center",
-        va="top",
-        fontsize=8,
-        weight="bold",
-    )
-    fig.text(
-        px + pw / 2,
-        by - 0.26,
+        centre,
+        by - 0.3,
         "printed on Letter at 100 %",
-        transform=t,
+        transform=fig.dpi_scale_trans,
         ha="center",
         va="top",
         fontsize=5.5,
     )
-
-
-def _north_arrow(fig: Any) -> None:
-    """Grid north arrow at the top of the panel."""
-    from matplotlib.patches import FancyArrow
-
-    t = fig.dpi_scale_trans
-    px, py, pw, ph = LAYOUT.panel_in
-    x, top = px + pw / 2, py + ph
-    fig.add_artist(
-        FancyArrow(
-            x,
-            top - 0.72,
-            0,
-            0.42,
-            width=0.03,
-            head_width=0.16,
-            head_length=0.16,
-            length_includes_head=True,
-            transform=t,
-            color="black",
-        )
-    )
-    fig.text(x, top - 0.28, "N", transform=t, ha="center", va="bottom", fontsize=10, weight="bold")
-    fig.text(x, top - 0.82, "grid north", transform=t, ha="center", fontsize=5)
 
 
 def _legend(fig: Any, drawn: list[str], interval_ft: float) -> float:
@@ -195,7 +151,7 @@ def _legend(fig: Any, drawn: list[str], interval_ft: float) -> float:
     px, py, pw, ph = LAYOUT.panel_in
     names = legend_entries(interval_ft)
     order = [k for k in names if k in drawn]
-    top = py + ph - 1.55
+    top = py + ph - 1.62
     height = 0.12 + 0.15 * len(order)
     w, h = LAYOUT.page_in
     lax = fig.add_axes((px / w, (top - height) / h, pw / w, height / h))
@@ -268,8 +224,7 @@ def draw_exhibit(r: Any) -> Exhibit | None:
         ax.set_xticks([])
         ax.set_yticks([])
         drawn = draw_layers(ax, r, frame, lines, interval)
-        _north_arrow(fig)
-        _scale_bar(fig, scale)
+        _scale_and_north(fig, scale)
         bottom = _legend(fig, drawn, interval)
         draw_vicinity(fig, LAYOUT, r, (LAYOUT.panel_in[1] - 0.05, bottom + 0.1))
         buf = io.BytesIO()

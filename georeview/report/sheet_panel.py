@@ -92,65 +92,87 @@ def draw_vicinity(fig: Any, layout: SheetLayout, r: Any, band: tuple[float, floa
     ax.set_title(f"VICINITY\n{j.village.name} limits, site circled", fontsize=6, pad=2)
 
 
-def _north_arrow(fig: Any, layout: SheetLayout) -> None:
-    """Grid north arrow at the top of the side panel."""
+def north_arrow(fig: Any, x: float, top: float, size: float = 1.0) -> None:
+    """A grid north arrow centred on ``x`` below ``top`` (inches on the page).
+
+    ``size`` scales the sheet's arrow (1.25 in tall with its letter) for a smaller frame;
+    the "grid north" label stays legible (5 pt at least).
+    """
     from matplotlib.patches import FancyArrow
 
     t = fig.dpi_scale_trans
-    px, py, pw, ph = layout.panel_in
-    top = py + ph
-    ax_x = px + pw / 2
     fig.add_artist(
         FancyArrow(
-            ax_x,
-            top - 1.25,
+            x,
+            top - 1.25 * size,
             0,
-            0.8,
-            width=0.06,
-            head_width=0.3,
-            head_length=0.3,
+            0.8 * size,
+            width=0.06 * size,
+            head_width=0.3 * size,
+            head_length=0.3 * size,
             length_includes_head=True,
             transform=t,
             color="black",
         )
     )
     fig.text(
-        ax_x, top - 0.3, "N", transform=t, ha="center", va="bottom", fontsize=14, weight="bold"
+        x,
+        top - 0.3 * size,
+        "N",
+        transform=t,
+        ha="center",
+        va="bottom",
+        fontsize=14 * size,
+        weight="bold",
     )
-    fig.text(ax_x, top - 1.45, "grid north", transform=t, ha="center", fontsize=6)
+    label_y = top - 1.45 * size
+    fig.text(x, label_y, "grid north", transform=t, ha="center", fontsize=max(6 * size, 5))
 
 
-def _scale_bar(fig: Any, layout: SheetLayout, scale: int) -> None:
-    """Scale bar of one-inch divisions (three on a narrow panel, else four)."""
+def scale_bar(
+    fig: Any,
+    origin: tuple[float, float],
+    centre_x: float,
+    scale: int,
+    *,
+    n_div: int,
+    div_in: float = 1.0,
+    size: float = 1.0,
+) -> None:
+    """A scale bar of ``n_div`` divisions of ``div_in`` inches, labelled in ft, and its title.
+
+    ``origin`` is the bar's lower-left corner and ``centre_x`` the title's centre (inches
+    on the page); ``size`` scales the text and spacing of the sheet's bar.
+    """
     from matplotlib.patches import Rectangle
 
     t = fig.dpi_scale_trans
-    px, py, pw, ph = layout.panel_in
-    n_div = 3 if pw < 4 else 4
-    bx = px + (pw - n_div) / 2
-    by = py + ph - 2.1
+    bx, by = origin
     for k in range(n_div):
         fig.add_artist(
             Rectangle(
-                (bx + k, by),
-                1.0,
-                0.08,
+                (bx + k * div_in, by),
+                div_in,
+                0.08 * size,
                 transform=t,
-                lw=0.6,
+                lw=0.6 * size,
                 facecolor="black" if k % 2 == 0 else "white",
                 edgecolor="black",
             )
         )
-        fig.text(bx + k, by + 0.12, f"{k * scale:g}", transform=t, ha="center", fontsize=7)
-    fig.text(bx + n_div, by + 0.12, f"{n_div * scale:g} ft", transform=t, ha="center", fontsize=7)
+    for k in range(n_div + 1):
+        label = f"{k * div_in * scale:g}" + (" ft" if k == n_div else "")
+        fig.text(
+            bx + k * div_in, by + 0.12 * size, label, transform=t, ha="center", fontsize=7 * size
+        )
     fig.text(
-        px + pw / 2,
-        by - 0.2,
+        centre_x,
+        by - 0.2 * size,
         f"SCALE: 1 in = {scale} ft",
         transform=t,
         ha="center",
         va="top",
-        fontsize=10,
+        fontsize=10 * size,
         weight="bold",
     )
 
@@ -296,8 +318,11 @@ def draw_panel(
 
     px, py, pw, ph = layout.panel_in
     fig.add_artist(Rectangle((px, py), pw, ph, transform=fig.dpi_scale_trans, fill=False, lw=1.0))
-    _north_arrow(fig, layout)
-    _scale_bar(fig, layout, scale)
+    top = py + ph
+    north_arrow(fig, px + pw / 2, top)
+    # three one-inch divisions on a narrow panel, else four
+    n_div = 3 if pw < 4 else 4
+    scale_bar(fig, (px + (pw - n_div) / 2, top - 2.1), px + pw / 2, scale, n_div=n_div)
     legend_bottom = _legend(fig, layout, drawn, interval_ft)
     lines = title_lines(r, layout, scale, interval_ft, contours_note, grid, title or {})
     return _title_block(fig, layout, lines), legend_bottom
