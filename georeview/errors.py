@@ -87,3 +87,13 @@ class ComputeError(GeoReviewError, RuntimeError):
 
 class DependencyError(GeoReviewError, ImportError):
     """An optional dependency a command needs is not installed (the extra is named)."""
+
+
+class ConflictError(GeoReviewError):
+    """A change to a case made from a view the case has moved on from, or not allowed now.
+
+    Two reviewers acting on one case at once both apply, in turn; a change that names
+    the revision it was made from (``expected_revision``) is refused when another came
+    first, and says who made that one and when. A step the case's status does not allow
+    (approving a withdrawn case) is refused the same way.
+    """

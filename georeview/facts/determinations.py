@@ -36,6 +36,7 @@ __all__ = [
     "Determination",
     "Determinations",
     "load_determinations",
+    "make_determination",
     "planted",
 ]
 
@@ -88,6 +89,8 @@ class Determinations:
 
     path: Path | None = None
     items: tuple[Determination, ...] = ()
+    #: where they come from when not a file: the case record (``"case SOM-2026-0001"``)
+    source: str | None = None
 
     def facts(self) -> dict[str, Any]:
         """The ``village.*`` facts they set."""
@@ -95,10 +98,11 @@ class Determinations:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready dict (report.json ``determinations``)."""
-        return {
-            "file": None if self.path is None else self.path.name,
-            "items": [d.to_dict() for d in self.items],
-        }
+        out: dict[str, Any] = {"file": None if self.path is None else self.path.name}
+        if self.source is not None:
+            out["source"] = self.source
+        out["items"] = [d.to_dict() for d in self.items]
+        return out
 
 
 def _entry(name: str, spec: Any, path: Path) -> Determination:
@@ -143,6 +147,26 @@ def _entry(name: str, spec: Any, path: Path) -> Determination:
         if not isinstance(spec[key], str) or not spec[key].strip():
             raise ConfigError(f"{key} must be non-empty text", path=path, field=f"{field}.{key}")
     return Determination(fact.name, value, spec["by"].strip(), date, spec["reason"].strip())
+
+
+def make_determination(name: str, spec: Any, *, where: str) -> Determination:
+    """Check one determination as a file's entry is checked (the case store records them).
+
+    Parameters
+    ----------
+    name : str
+        The fact without its ``village.`` prefix (``"basin_required"``).
+    spec : dict
+        ``value``, ``by``, ``date`` (a :class:`datetime.date`) and ``reason``.
+    where : str
+        What an error names as the file (``"case SOM-2026-0001"``).
+
+    Raises
+    ------
+    georeview.errors.ConfigError
+        An unknown fact, a value of the wrong type, or a missing ``by``/``date``/``reason``.
+    """
+    return _entry(name, spec, Path(where))
 
 
 def planted(submission_dir: Path) -> bool:

@@ -72,7 +72,7 @@ def review(
     layers: Layers | None = None,
     jurisdictions: Jurisdictions | None = None,
     with_terrain: bool = True,
-    determinations: Path | None = None,
+    determinations: Path | Determinations | None = None,
     determinations_not_in: tuple[Path, ...] = (),
 ) -> Review:
     """Review one submission folder against its municipality's ordinance.
@@ -89,7 +89,8 @@ def review(
         Run the DEM-based measures when the layers have a DEM.
     determinations : Path, optional
         The Village's determinations file (:mod:`georeview.facts.determinations`),
-        outside the submission. A ``determinations.toml`` in the submission is never
+        outside the submission, or the determinations a case holds
+        (:mod:`georeview.cases`). A ``determinations.toml`` in the submission is never
         read (the report warns of it).
     determinations_not_in : tuple of Path
         Other folders the determinations must not come from (a batch's folder).
@@ -102,8 +103,14 @@ def review(
     unit_m = float(crs.axis_info[0].unit_conversion_factor)
     sub = _load_matching(submission_dir, layers, crs)
     ordinance = load_ordinance(layers.config.municipality)
-    decided = load_determinations(
-        determinations, sub.config.municipality, not_in=(submission_dir, *determinations_not_in)
+    decided = (
+        determinations
+        if isinstance(determinations, Determinations)
+        else load_determinations(
+            determinations,
+            sub.config.municipality,
+            not_in=(submission_dir, *determinations_not_in),
+        )
     )
     if jurisdictions is None:
         jurisdictions = jurisdictions_for(layers)
