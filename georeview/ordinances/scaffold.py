@@ -39,6 +39,7 @@ KEPT = (
     "rule limits, conditions and the ordinance's words quoted in every rule",
     "fees, security and forfeitures (money.toml)",
     "how days are counted, deadlines and inspections (calendar.toml)",
+    "the letterhead, signer and letters' words (record.toml; its case-number code is renamed)",
     "design rainfall (rainfall.toml) and the USLE R factor (usle.toml)",
     "the adopted text (ordinance.txt) and its paragraph map (coverage.toml)",
     "section numbers in citations",
@@ -126,6 +127,17 @@ def _retitle(text: str, source: str, name: str) -> str:
 
     text = re.sub(r'(?m)^(title\s*=\s*)"([^"\n]*)"', title, text, count=1)
     return re.sub(r'(?m)^(short_name\s*=\s*)"([^"\n]*)"', short, text, count=1)
+
+
+def _recode(text: str, name: str) -> str:
+    """The case-number prefix becomes the new folder's name in capitals (WAUNAKEE-2026-0001).
+
+    Two municipalities' cases must never share a number: the source's prefix (SOM) stays
+    the source's, and the folder's name is unique among the municipalities.
+    """
+    return re.sub(
+        r'(?m)^(code\s*=\s*)"[^"\n]*"', lambda m: f'{m.group(1)}"{name.upper()}"', text, count=1
+    )
 
 
 def _notice(source: str, name: str, where: Path) -> str:
@@ -224,6 +236,8 @@ def _write(src: Path, source: str, name: str, dest: Path) -> Copied:
                 text, counts = rename(f.read_text(encoding="utf-8"), source, name)
                 if f.name == "ordinance.toml":
                     text = _retitle(text, source, name)
+                if f.name == "record.toml":
+                    text = _recode(text, name)
                 for k, n in counts.items():
                     copied.counts[k] = copied.counts.get(k, 0) + n
                 (tmp / f.name).write_text(_notice(source, name, src) + text, encoding="utf-8")

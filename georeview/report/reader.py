@@ -851,6 +851,11 @@ RASTER_AREAS = frozenset({"steep_slope_area_sqft", "steep_slope_area_gt_sqft"})
 #: A limit's comparison as an engineer writes it ("≤ 5.00 tons/acre/year").
 _OP_SIGNS = {"<=": "≤ ", "<": "< ", ">=": "≥ ", ">": "> ", "==": "= "}
 _TAG = re.compile(r"\s*\[Local interpretation: ([^\]]+)\]")
+#: the judge's note that a Village determination settled a local interpretation (its
+#: fact key in parentheses, gone once :func:`plain` has read it)
+_DECIDED_TAG = re.compile(
+    r"\s*\[The Village's determination(?: \([^)]*\))? replaces the local interpretation\.\]"
+)
 _COMPARED = re.compile(r"declared ([^;()]+); measured ([^;()]+)")
 
 
@@ -1029,6 +1034,15 @@ def display_message(f: Mapping[str, Any], report: Mapping[str, Any]) -> str:
     """
     prose = plain(str(f.get("message") or f.get("title") or ""))[0]
     return untag(_rerounded(prose, f, finding_values(f, report)))
+
+
+def applicant_message(f: Mapping[str, Any], report: Mapping[str, Any]) -> str:
+    """A finding's message as a letter to the applicant says it.
+
+    :func:`display_message`, without the note that a Village determination settled a
+    local interpretation either: the applicant reads the finding, not how it was reached.
+    """
+    return _DECIDED_TAG.sub("", display_message(f, report)).strip()
 
 
 def untag(text: Any) -> str:
