@@ -3,13 +3,15 @@
 #   bash scripts/test.sh            # all tests
 #   bash scripts/test.sh -k jurisdiction
 # As root on Debian it installs gdal-bin (gdaldem, the slope reference) and chromium
-# (browser tests) from apt; elsewhere install them yourself or those tests are skipped.
+# (browser tests) and postgresql (the case store's PostgreSQL tests, scripts/postgres.sh)
+# from apt; elsewhere install them yourself or those tests are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v gdaldem >/dev/null 2>&1 || need_apt+=(gdal-bin)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+command -v pg_ctlcluster >/dev/null 2>&1 || need_apt+=(postgresql)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing from apt: ${need_apt[*]}"
@@ -22,5 +24,11 @@ fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[test,dask]"
+.venv/bin/python -m pip install -q -e ".[test,dask,postgres]"
+# the case store's PostgreSQL tests: Debian's server, started here (as root); without it
+# they skip, except in CI, where they fail
+if [ -z "${GEOREVIEW_TEST_POSTGRES:-}" ] && [ "$(id -u)" = 0 ] && command -v pg_ctlcluster >/dev/null 2>&1; then
+  GEOREVIEW_TEST_POSTGRES=$(bash scripts/postgres.sh)
+  export GEOREVIEW_TEST_POSTGRES
+fi
 exec .venv/bin/python -m pytest -q "$@"

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from _cases import database  # noqa: F401  (the store's two backends, for every case test)
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inspections": ("inspections", "check an inspection log against rainfall"),
     "layers": ("layers", "build a municipality's layers folder from public downloads"),
     "ordinance": ("ordinance", "start a municipality's ordinance folder from another's (new)"),
+    "case": ("case", "the Village's record: cases, rounds, determinations, decisions, letters"),
 }
 
 
