@@ -83,17 +83,24 @@ def _latest_report(ws: Workspace, case: Case) -> dict[str, Any] | None:
     return None if review is None else report_of(ws, review)
 
 
-def case_deadlines(case: Case, report: Mapping[str, Any] | None) -> list[Any]:
+def case_deadlines(
+    case: Case, report: Mapping[str, Any] | None, *, issue_date: dt.date | None = None
+) -> list[Any]:
     """The ordinance's deadlines for the case, from its dates (calendar.toml's periods).
 
     The application date is round 1's receipt. A resubmission's receipt is the fact the
     municipality's ``record.toml`` names (``[case] resubmission_is``): Somers counts its
-    decision from the additional information, Deerfield from the completed plan.
+    decision from the additional information, Deerfield from the completed plan. The
+    issue date is the permit's, or ``issue_date`` (a decision appealed from, which the
+    calendar counts from the same fact).
     """
     from georeview.calendar import deadlines
 
     rounds = list(case.rounds.order_by("number"))
-    facts: dict[str, Any] = {"application_date": case.received_on, "issue_date": case.issued_on}
+    facts: dict[str, Any] = {
+        "application_date": case.received_on,
+        "issue_date": issue_date or case.issued_on,
+    }
     if len(rounds) > 1:
         key = _record(case.municipality).get("case", {}).get("resubmission_is")
         if key in ("application_date", "additional_info_date"):
@@ -630,29 +637,40 @@ def _open_items(report: Mapping[str, Any], comments: list[dict[str, Any]]) -> li
 
 
 def _letter_deadlines(
-    case: Case, deadlines: list[dict[str, Any]], today: dt.date
+    case: Case, decision: Decision, report: Mapping[str, Any], today: dt.date
 ) -> list[dict[str, Any]]:
-    """The dates a letter gives: those still ahead, and the permit's term.
+    """The dates a letter gives: those still ahead that its decision leaves to the applicant.
 
-    The Village's own decision deadlines are left out (the letter is that decision, or
-    its opening says when the next one falls), and so is a date already past (a planned
-    start the applicant gave before the return). The term's deadlines stay even before
-    the permit is issued: the letter says they are not yet known.
+    The Village's own decision deadlines never (the letter is that decision, or its
+    opening says when the next one falls), nor a date already past (a planned start the
+    applicant gave before a return). An approval gives the permit's term (record.toml
+    ``[permit] term_deadlines``; not yet known until the permit is issued) and the duties'
+    dates still ahead; a disapproval the periods that run from the decision (an appeal),
+    counted from the day decided; a comment letter none: nothing runs until the
+    resubmission, and its opening says what runs then.
     """
     from georeview.calendar import municipality_calendar
 
     spec = {d["id"]: d for d in municipality_calendar(case.municipality).get("deadlines", [])}
     term = set(_record(case.municipality).get("permit", {}).get("term_deadlines", []))
+    kind = letter_kind(decision.outcome)
+    listed = case_deadlines(
+        case, report, issue_date=decision.decided_on if kind == "disapproval" else None
+    )
 
-    def keep(d: Mapping[str, Any]) -> bool:
-        item = spec.get(d["id"], {})
-        if d["id"] in term:
-            return True
-        if item.get("decision") or item.get("from") == "additional_info_date":
+    def keep(d: Any) -> bool:
+        item = spec.get(d.id, {})
+        if kind == "comment" or item.get("decision"):
             return False
-        return d["date"] is None or dt.date.fromisoformat(d["date"]) >= today
+        if item.get("from") == "additional_info_date":
+            return False
+        if d.id in term or item.get("term"):
+            return kind == "approval"
+        if kind == "disapproval" and item.get("from") != "issue_date":
+            return False
+        return d.date is not None and d.date >= today
 
-    return [d for d in deadlines if keep(d)]
+    return [_deadline_dict(d) for d in listed if keep(d)]
 
 
 def letter_context(
@@ -724,7 +742,7 @@ def letter_context(
         "resolved": resolved,
         "conditions": conditions if decision.outcome.startswith("approved") else [],
         "reasons": reasons if decision.outcome == "disapproved" else [],
-        "deadlines": _letter_deadlines(case, view["deadlines"], dt.date.today()),
+        "deadlines": _letter_deadlines(case, decision, report, dt.date.today()),
         "fees": [
             {k: f.get(k) for k in ("name", "amount_usd", "status", "citation", "note")}
             for f in view["fees"]

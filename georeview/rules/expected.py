@@ -78,6 +78,7 @@ FILES: dict[str, str] = {
     "rainfall.toml": "design rainfall of the runoff peaks",
     "usle.toml": "the USLE R factor of soil loss",
     "coverage.toml": "the paragraph map (rules --coverage, --check)",
+    "record.toml": "the case record: case-number code, letterhead, the letters' words",
 }
 
 
