@@ -329,3 +329,26 @@ def test_a_verification_holds_while_the_words_do() -> None:
     assert same["verified"] == {"sheet": "C-3", "by": BY, "at": "2026-12-04"}
     changed = dict(finding, declared={"words": "Straw wattles instead", "where": "C-3"})
     assert findings_view({"findings": [changed]}, [verified])[0]["verified"] is None
+
+
+def test_a_failed_intake_leaves_no_folder(ws, monkeypatch) -> None:
+    """The database refuses the intake after the files were filed: neither stays."""
+    from georeview.cases import service
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("database went away")
+
+    before = sorted(p.name for p in ws.files.iterdir())
+    monkeypatch.setattr(service, "_append_event", refuse)
+    with pytest.raises(RuntimeError, match="database went away"):
+        service.open_case(
+            ws,
+            SAMPLES / "deerfield_minor_home",
+            by=BY,
+            received_on=dt.date(2026, 12, 3),
+            review=False,
+        )
+    assert sorted(p.name for p in ws.files.iterdir()) == before
+    from georeview.cases.models import Case
+
+    assert not Case.objects.filter(received_on=dt.date(2026, 12, 3)).exists()

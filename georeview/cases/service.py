@@ -225,15 +225,38 @@ def _next_sequence(municipality: str, year: int) -> int:
     return int(seq.last)
 
 
+def _unfile(folders: list[Path]) -> None:
+    """Remove round folders filed by a change whose transaction then failed (none is recorded)."""
+    for folder in folders:
+        for p in [folder, *folder.rglob("*")]:
+            if p.is_dir() and not p.is_symlink():
+                p.chmod(0o755)
+        shutil.rmtree(folder, ignore_errors=True)
+        # a new case's own folder goes too once its only round is gone
+        if folder.parent.is_dir() and not any(folder.parent.iterdir()):
+            folder.parent.rmdir()
+
+
 def _file_round(
-    ws: Workspace, case: Case, number: int, scratch: Path, files: list[Any], **kw: Any
+    ws: Workspace,
+    case: Case,
+    number: int,
+    scratch: Path,
+    files: list[Any],
+    made: list[Path],
+    **kw: Any,
 ) -> Round:
-    """Move a staged submission into its round's folder, freeze it and record its files."""
+    """Move a staged submission into its round's folder, freeze it and record its files.
+
+    The folder is added to ``made``: the caller removes it if its transaction fails, so a
+    failed intake leaves neither a row nor a folder behind.
+    """
     from georeview.cases.intake import freeze, manifest_sha256
     from georeview.cases.models import Round, RoundFile
 
     folder = ws.files / case.number / f"round-{number}"
     folder.mkdir(parents=True, exist_ok=False)
+    made.append(folder)
     (scratch / "submission").rename(folder / "submission")
     shutil.rmtree(scratch, ignore_errors=True)
     freeze(folder / "submission")
@@ -289,6 +312,7 @@ def open_case(
     by = _need(by, "by")
     received_on = received_on or _today()
     scratch, files = _stage(ws, Path(source))
+    made: list[Path] = []
     try:
         meta = _submission_meta(scratch / "submission")
         municipality = meta.municipality
@@ -315,6 +339,7 @@ def open_case(
                 1,
                 scratch,
                 files,
+                made,
                 received_on=received_on,
                 received_by=by,
                 source_name=Path(source).name,
@@ -331,6 +356,9 @@ def open_case(
                     "received_on": received_on,
                 },
             )
+    except BaseException:
+        _unfile(made)
+        raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if review:
@@ -493,6 +521,7 @@ def resubmit(
             f"case {case.number} is {case.status}: a resubmission follows a return", field="case"
         )
     scratch, files = _stage(ws, Path(source))
+    made: list[Path] = []
     try:
         meta = _submission_meta(scratch / "submission")
         if meta.municipality != case.municipality:
@@ -513,6 +542,7 @@ def resubmit(
                 n,
                 scratch,
                 files,
+                made,
                 received_on=day,
                 received_by=_need(by, "by"),
                 source_name=Path(source).name,
@@ -525,6 +555,9 @@ def resubmit(
                 source=Path(source).name,
                 received_on=day,
             )
+    except BaseException:
+        _unfile(made)
+        raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if review:
