@@ -196,16 +196,25 @@ def _submission_meta(folder: Path) -> Any:
     return load_submission_config(folder / "submission.toml", folder=folder)
 
 
-def _stage(ws: Workspace, source: Path) -> tuple[Path, list[Any]]:
-    """Copy a submission into a scratch folder of the workspace; list its files."""
+@contextmanager
+def _staged(ws: Workspace, source: Path) -> Iterator[tuple[Path, list[Any], list[Path]]]:
+    """A submission copied into a scratch folder of the workspace, its files, and ``made``.
+
+    ``made`` collects the round folders the block files (:func:`_file_round`): if the
+    block fails, they are removed with the scratch folder, so a failed intake leaves
+    neither a row nor a folder behind.
+    """
     from georeview.cases.intake import stage
 
     scratch = Path(tempfile.mkdtemp(prefix=".incoming-", dir=ws.files))
+    made: list[Path] = []
     try:
-        return scratch, stage(Path(source), scratch / "submission")
+        yield scratch, stage(Path(source), scratch / "submission"), made
     except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
+        _unfile(made)
         raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _case_code(municipality: str) -> str:
@@ -248,8 +257,7 @@ def _file_round(
 ) -> Round:
     """Move a staged submission into its round's folder, freeze it and record its files.
 
-    The folder is added to ``made``: the caller removes it if its transaction fails, so a
-    failed intake leaves neither a row nor a folder behind.
+    The folder is added to ``made`` (:func:`_staged` removes it if the change fails).
     """
     from georeview.cases.intake import freeze, manifest_sha256
     from georeview.cases.models import Round, RoundFile
@@ -258,7 +266,6 @@ def _file_round(
     folder.mkdir(parents=True, exist_ok=False)
     made.append(folder)
     (scratch / "submission").rename(folder / "submission")
-    shutil.rmtree(scratch, ignore_errors=True)
     freeze(folder / "submission")
     rnd = Round.objects.create(
         case=case,
@@ -311,9 +318,7 @@ def open_case(
 
     by = _need(by, "by")
     received_on = received_on or _today()
-    scratch, files = _stage(ws, Path(source))
-    made: list[Path] = []
-    try:
+    with _staged(ws, Path(source)) as (scratch, files, made):
         meta = _submission_meta(scratch / "submission")
         municipality = meta.municipality
         code = _case_code(municipality)
@@ -356,11 +361,6 @@ def open_case(
                     "received_on": received_on,
                 },
             )
-    except BaseException:
-        _unfile(made)
-        raise
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
     if review:
         review_round(ws, case.number, by=by, layers_dir=layers_dir)
         case.refresh_from_db()
@@ -520,9 +520,7 @@ def resubmit(
         raise ConflictError(
             f"case {case.number} is {case.status}: a resubmission follows a return", field="case"
         )
-    scratch, files = _stage(ws, Path(source))
-    made: list[Path] = []
-    try:
+    with _staged(ws, Path(source)) as (scratch, files, made):
         meta = _submission_meta(scratch / "submission")
         if meta.municipality != case.municipality:
             raise InputError(
@@ -555,11 +553,6 @@ def resubmit(
                 source=Path(source).name,
                 received_on=day,
             )
-    except BaseException:
-        _unfile(made)
-        raise
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
     if review:
         review_round(ws, case.number, by=by, layers_dir=layers_dir)
     return rnd
