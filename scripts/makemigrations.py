@@ -1,10 +1,11 @@
-"""Make the cases store's migrations after a change to georeview/cases/models.py.
+"""Make the store's migrations after a change to georeview/cases/models.py or web/models.py.
 
     .venv/bin/python scripts/makemigrations.py [--check]
 
-Django writes them (``makemigrations cases``) into georeview/cases/migrations; they are
-committed with the model change and never edited by hand. ``--check`` exits 1 when the
-models have changes no migration holds (tests/test_cases_store.py runs it).
+Django writes them (``makemigrations cases web``) into georeview/cases/migrations and
+georeview/web/migrations; they are committed with the model change and never edited by
+hand. ``--check`` exits 1 when the models have changes no migration holds
+(tests/test_cases_store.py runs it).
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ def main(argv: list[str]) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         settings.configure(
-            INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "georeview.cases"],
+            INSTALLED_APPS=[
+                "django.contrib.contenttypes",
+                "django.contrib.auth",
+                "georeview.cases",
+                "georeview.web",
+            ],
             DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": f"{tmp}/db"}},
             DEFAULT_AUTO_FIELD="django.db.models.BigAutoField",
             USE_TZ=True,
@@ -29,7 +35,7 @@ def main(argv: list[str]) -> int:
         django.setup()
         extra = ["--check", "--dry-run"] if "--check" in argv else []
         try:
-            call_command("makemigrations", "cases", *extra, verbosity=1)
+            call_command("makemigrations", "cases", "web", *extra, verbosity=1)
         except SystemExit as exc:
             return int(exc.code or 0)
     return 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from django.conf import settings
 from django.db import models
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "CaseSequence",
     "Decision",
     "Determination",
+    "InspectionCheck",
     "Letter",
     "Payment",
     "Review",
@@ -76,6 +78,15 @@ class Case(models.Model):
     contact = models.CharField(max_length=400, blank=True)
     site_address = models.CharField(max_length=300, blank=True)
     parcel_id = models.CharField(max_length=100, blank=True)
+    #: the applicant's account in the web workspace (a case opened at the counter has none
+    #: until the Village links one): the one applicant who may see the case
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="cases",
+    )
     #: the site's centre in WGS 84, for the register's map (from the first review)
     site_lon = models.FloatField(null=True, blank=True)
     site_lat = models.FloatField(null=True, blank=True)
@@ -297,6 +308,28 @@ class Payment(models.Model):
     note = models.CharField(max_length=300, blank=True)
     by = models.CharField(max_length=200)
     recorded_at = models.DateTimeField(auto_now_add=True)
+
+
+class InspectionCheck(models.Model):
+    """An inspection log and its rain data checked for an approved case, as filed."""
+
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="inspections")
+    number = models.PositiveIntegerField()
+    #: the uploaded log, rain file and the check's report, relative to the workspace
+    log_path = models.CharField(max_length=500)
+    rain_path = models.CharField(max_length=500)
+    report_path = models.CharField(max_length=500)
+    #: the check's status line and counts (georeview.procedure.inspections)
+    status = models.CharField(max_length=40)
+    summary = models.JSONField(default=dict)
+    by = models.CharField(max_length=200)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering: ClassVar[list[str]] = ["case", "number"]
+        constraints: ClassVar[list[Any]] = [
+            models.UniqueConstraint(fields=["case", "number"], name="one_check_per_number")
+        ]
 
 
 class AuditQuerySet(models.QuerySet["AuditEvent"]):

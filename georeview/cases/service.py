@@ -52,7 +52,9 @@ __all__ = [
     "import_determinations",
     "issue_permit",
     "latest_review",
+    "link_owner",
     "open_case",
+    "record_inspections",
     "record_payment",
     "resolve_action",
     "resubmit",
@@ -292,6 +294,8 @@ def open_case(
     parcel_id: str = "",
     layers_dir: Path | None = None,
     review: bool = True,
+    owner: Any = None,
+    source_name: str | None = None,
 ) -> Case:
     """Open a case from a submission folder or zip: round 1, then its review.
 
@@ -311,6 +315,10 @@ def open_case(
         The Village's layers folder (default: found as ``georeview review`` finds it).
     review : bool
         Review round 1 now.
+    owner : User, optional
+        The applicant's account in the web workspace (the one applicant who may see it).
+    source_name : str, optional
+        The name the submission came as (an upload's own file name; default ``source``'s).
     """
     from django.db import transaction
 
@@ -337,6 +345,7 @@ def open_case(
                 received_on=received_on,
                 status=Status.RECEIVED,
                 revision=1,
+                owner=owner,
             )
             rnd = _file_round(
                 ws,
@@ -347,7 +356,7 @@ def open_case(
                 made,
                 received_on=received_on,
                 received_by=by,
-                source_name=Path(source).name,
+                source_name=source_name or Path(source).name,
             )
             _append_event(
                 case,
@@ -357,8 +366,9 @@ def open_case(
                     "round": 1,
                     "files": len(files),
                     "manifest_sha256": rnd.manifest_sha256,
-                    "source": Path(source).name,
+                    "source": source_name or Path(source).name,
                     "received_on": received_on,
+                    "owner": None if owner is None else owner.get_username(),
                 },
             )
     if review:
@@ -503,8 +513,11 @@ def resubmit(
     received_on: dt.date | None = None,
     layers_dir: Path | None = None,
     review: bool = True,
+    source_name: str | None = None,
 ) -> Round:
     """File a resubmission as the case's next round, then review it with the case's determinations.
+
+    ``source_name`` is the name the resubmission came as (an upload's own file name).
 
     Raises
     ------
@@ -543,14 +556,14 @@ def resubmit(
                 made,
                 received_on=day,
                 received_by=_need(by, "by"),
-                source_name=Path(source).name,
+                source_name=source_name or Path(source).name,
             )
             case.status = Status.UNDER_REVIEW
             detail.update(
                 round=n,
                 files=len(files),
                 manifest_sha256=rnd.manifest_sha256,
-                source=Path(source).name,
+                source=source_name or Path(source).name,
                 received_on=day,
             )
     if review:
@@ -1055,3 +1068,90 @@ def write_letter(ws: Workspace, number: str, *, by: str, signer: str | None = No
             pdf_sha256=letter.pdf_sha256,
         )
     return letter
+
+
+# ----------------------------------------------------------------- after the approval
+
+
+#: Statuses in which the site is under construction and its inspections are checked.
+INSPECTED_STATUSES = ("approved", "approved_with_conditions", "permit_issued")
+
+
+def record_inspections(
+    ws: Workspace, number: str, log: Path | str, rain: Path | str, *, by: str
+) -> Any:
+    """Check an approved case's inspection log against its rain data and file both with the report.
+
+    The files are copied into the case's ``inspections/<n>/`` folder as received and made
+    read-only; the check is :func:`georeview.procedure.inspections.run` (the same as
+    ``georeview inspections``), its report written beside them.
+
+    Raises
+    ------
+    georeview.errors.ConflictError
+        The case is not approved (nothing is under construction to inspect).
+    georeview.errors.InputError
+        A log or rain file the check cannot read (nothing is filed).
+    """
+    from georeview.cases.models import InspectionCheck
+    from georeview.procedure.inspections import run
+
+    case = get_case(number)
+    if case.status not in INSPECTED_STATUSES:
+        raise ConflictError(
+            f"case {case.number} is {case.status}: inspections follow an approval", field="case"
+        )
+    scratch = Path(tempfile.mkdtemp(prefix=".inspections-", dir=ws.files))
+    filed: list[Path] = []
+    try:
+        shutil.copyfile(log, scratch / "log.csv")
+        shutil.copyfile(rain, scratch / "rain.csv")
+        result = run(
+            scratch / "log.csv",
+            scratch / "rain.csv",
+            case.municipality,
+            out_path=scratch / "report.html",
+        )
+        summary = {
+            "start": result.start.isoformat(),
+            "end": result.end.isoformat(),
+            "inspections": result.n_inspections,
+            "rain_events": result.n_rain_events,
+            "missed_rain": len(result.missed_rain),
+            "missed_weeks": len(result.missed_weeks),
+            "incomplete_entries": len(result.incomplete_entries),
+            "days_without_rain_data": result.days_without_rain_data,
+        }
+        with _changing(case.number, by=by, action="inspections") as (case, detail):
+            n = case.inspections.count() + 1
+            folder = ws.files / case.number / "inspections" / str(n)
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(scratch), folder)
+            filed.append(folder)
+            for p in folder.iterdir():
+                p.chmod(0o444)
+            check = InspectionCheck.objects.create(
+                case=case,
+                number=n,
+                log_path=ws.relative(folder / "log.csv"),
+                rain_path=ws.relative(folder / "rain.csv"),
+                report_path=ws.relative(folder / "report.html"),
+                status=result.status,
+                summary=summary,
+                by=by,
+            )
+            detail.update(number=n, status=result.status, **summary)
+    except BaseException:
+        _unfile(filed)
+        raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return check
+
+
+def link_owner(number: str, user: Any, *, by: str) -> Case:
+    """Link a case to the applicant's account in the web workspace (the one who may see it)."""
+    with _changing(number, by=by, action="owner") as (case, detail):
+        case.owner = user
+        detail.update(owner=None if user is None else user.get_username())
+    return case

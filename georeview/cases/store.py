@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,14 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from georeview.errors import ConfigError, DataSourceError, DependencyError, InputError
 
-__all__ = ["DATABASE_ENV", "SQLITE_NAME", "Workspace", "database_settings", "open_workspace"]
+__all__ = [
+    "DATABASE_ENV",
+    "SQLITE_NAME",
+    "Workspace",
+    "database_settings",
+    "open_workspace",
+    "opened",
+]
 
 #: The environment variable a database URL may come from.
 DATABASE_ENV = "GEOREVIEW_DATABASE_URL"
@@ -122,7 +130,12 @@ def _secret_key(folder: Path) -> str:
     return path.read_text().strip()
 
 
-def open_workspace(folder: Path | str, database: str | None = None) -> Workspace:
+def open_workspace(
+    folder: Path | str,
+    database: str | None = None,
+    *,
+    extra_settings: Callable[[Path], dict[str, Any]] | None = None,
+) -> Workspace:
     """Open (create on first use) a workspace and configure Django for it.
 
     Parameters
@@ -131,6 +144,9 @@ def open_workspace(folder: Path | str, database: str | None = None) -> Workspace
         The workspace folder (created with its ``files/`` when missing).
     database : str, optional
         A database URL; default ``$GEOREVIEW_DATABASE_URL``, else the workspace's SQLite file.
+    extra_settings : callable, optional
+        ``folder -> settings``: more Django settings for a process that serves the workspace
+        (:mod:`georeview.web`); its ``INSTALLED_APPS`` are added after the store's own.
 
     Raises
     ------
@@ -160,26 +176,38 @@ def open_workspace(folder: Path | str, database: str | None = None) -> Workspace
         ) from None
     (folder / "files").mkdir(parents=True, exist_ok=True)
     if not settings.configured:
+        more = dict(extra_settings(folder)) if extra_settings else {}
+        apps = ["django.contrib.contenttypes", "django.contrib.auth", "georeview.cases"]
         settings.configure(
             DEBUG=False,
             SECRET_KEY=_secret_key(folder),
-            INSTALLED_APPS=[
-                "django.contrib.contenttypes",
-                "django.contrib.auth",
-                "georeview.cases",
-            ],
+            INSTALLED_APPS=apps + [a for a in more.pop("INSTALLED_APPS", []) if a not in apps],
             DATABASES={"default": db},
             DEFAULT_AUTO_FIELD="django.db.models.BigAutoField",
             USE_TZ=True,
             # the Villages are in Wisconsin: times are stored in UTC and read in Central time
             TIME_ZONE="America/Chicago",
             GEOREVIEW_WORKSPACE=str(folder),
+            **more,
         )
         django.setup()
     _migrate(label)
     ws = Workspace(folder, label)
     _OPENED.append(ws)
     return ws
+
+
+def opened() -> Workspace:
+    """The workspace this process opened (the web pages' and workers' one).
+
+    Raises
+    ------
+    georeview.errors.InputError
+        No workspace is open in this process.
+    """
+    if not _OPENED:
+        raise InputError("no workspace is open in this process", field="workspace")
+    return _OPENED[0]
 
 
 def _migrate(label: str) -> None:

@@ -752,3 +752,42 @@ def letter_context(
         ],
         "signer": {"name": signer, "title": None},
     }
+
+
+def determination_questions(case: Case, report: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The Village's questions for a case: every ``village.*`` fact its ordinance's rules read.
+
+    Each comes with the registry's words, type and units, the findings of the latest review
+    that wait on it (those first), and the determination in force, if any, so a form can
+    ask exactly what the ordinance asks, in the values the fact allows.
+    """
+    from georeview.cases.lookup import current_determinations
+    from georeview.facts.registry import registry
+    from georeview.rules.load import load_ordinance
+
+    facts = registry().facts
+    asked: dict[str, list[str]] = {}
+    for rule in load_ordinance(case.municipality).rules:
+        for name in sorted(rule.facts()):
+            if name.startswith("village.") and name in facts:
+                asked.setdefault(name, []).append(rule.id)
+    waiting = {
+        f["rule_id"] for f in (report or {}).get("findings", []) if f.get("status") == "needs_info"
+    }
+    current = {d.fact: d for d in current_determinations(case)}
+    out = []
+    for name, rule_ids in asked.items():
+        f = facts[name]
+        d = current.get(name.removeprefix("village."))
+        out.append(
+            {
+                "fact": name.removeprefix("village."),
+                "description": f.description,
+                "type": f.type,
+                "units": f.units,
+                "rules": rule_ids,
+                "waiting": sorted(set(rule_ids) & waiting),
+                "current": None if d is None else _determination_dict(d),
+            }
+        )
+    return sorted(out, key=lambda q: (not q["waiting"], q["fact"]))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from georeview.cli.inspections import _date_arg
+from georeview.cli.options import need_workspace, workspace_arguments
 from georeview.errors import InputError
 
 __all__ = ["add_arguments", "main"]
@@ -48,13 +49,7 @@ ACTIONS = {
 
 def _store_options() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
-    p.add_argument(
-        "--workspace",
-        metavar="DIR",
-        default=os.environ.get("GEOREVIEW_WORKSPACE"),
-        help="the workspace folder (default $GEOREVIEW_WORKSPACE)",
-    )
-    p.add_argument("--database", metavar="URL", help="postgresql://... (default: its SQLite file)")
+    workspace_arguments(p)
     p.add_argument(
         "--by",
         metavar="NAME",
@@ -146,11 +141,7 @@ def main(args: argparse.Namespace) -> int:
     """Run one case action; 0 when done, 2 (one line) when refused."""
     from georeview.cases.store import open_workspace
 
-    if not args.workspace:
-        raise InputError(
-            "name the workspace: --workspace DIR (or GEOREVIEW_WORKSPACE)", field="--workspace"
-        )
-    ws = open_workspace(Path(args.workspace), args.database)
+    ws = open_workspace(need_workspace(args), args.database)
     handler = globals()[f"_do_{args.action}"]
     return int(handler(ws, args) or 0)
 

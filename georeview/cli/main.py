@@ -33,6 +33,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "layers": ("layers", "build a municipality's layers folder from public downloads"),
     "ordinance": ("ordinance", "start a municipality's ordinance folder from another's (new)"),
     "case": ("case", "the Village's record: cases, rounds, determinations, decisions, letters"),
+    "serve": ("serve", "serve the review workspace in a browser (reviewers and applicants)"),
+    "users": ("users", "the web workspace's accounts: add, list, set-password, disable"),
 }
 
 

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_SOME_FAILED", "common_parser"]
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_INTERNAL",
+    "EXIT_OK",
+    "EXIT_SOME_FAILED",
+    "common_parser",
+    "need_workspace",
+    "workspace_arguments",
+]
 
 #: The work ran (whatever it found).
 EXIT_OK = 0
@@ -27,3 +36,29 @@ def common_parser() -> argparse.ArgumentParser:
     common.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS)
     common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS)
     return common
+
+
+def workspace_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--workspace DIR`` and ``--database URL``: the case store a command works on."""
+    import os
+
+    parser.add_argument(
+        "--workspace",
+        metavar="DIR",
+        default=os.environ.get("GEOREVIEW_WORKSPACE"),
+        help="the workspace folder (default $GEOREVIEW_WORKSPACE)",
+    )
+    parser.add_argument(
+        "--database", metavar="URL", help="postgresql://... (default: its SQLite file)"
+    )
+
+
+def need_workspace(args: argparse.Namespace) -> Path:
+    """The workspace folder the command names (exit 2 with one line when none is)."""
+    from georeview.errors import InputError
+
+    if not args.workspace:
+        raise InputError(
+            "name the workspace: --workspace DIR (or GEOREVIEW_WORKSPACE)", field="--workspace"
+        )
+    return Path(args.workspace)
