@@ -24,7 +24,7 @@ fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[test,dask,postgres]"
+.venv/bin/python -m pip install -q -e ".[test,dask,web,postgres]"
 # the case store's PostgreSQL tests: Debian's server, started here (as root); without it
 # they skip, except in CI, where they fail
 if [ -z "${GEOREVIEW_TEST_POSTGRES:-}" ] && [ "$(id -u)" = 0 ] && command -v pg_ctlcluster >/dev/null 2>&1; then

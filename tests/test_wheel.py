@@ -326,3 +326,9 @@ def test_installed_wheel_runs_every_command_outside_the_checkout(installed: Inst
         "--layers", "built/deerfield")  # fmt: skip
     built = _report(work / "minor_built")
     assert built["findings"] == minor["findings"]
+
+    # the case store and the web workspace are extras: without them, one line says which
+    for command in (("case", "list"), ("serve",), ("users", "list")):
+        proc = run(*command, "--workspace", "ws", expect=2)
+        assert proc.stderr.count("\n") == 1, proc.stderr
+        assert "pip install" in proc.stderr and "Traceback" not in proc.stderr

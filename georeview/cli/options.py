@@ -11,6 +11,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_SOME_FAILED",
     "common_parser",
+    "need_web",
     "need_workspace",
     "workspace_arguments",
 ]
@@ -62,3 +63,22 @@ def need_workspace(args: argparse.Namespace) -> Path:
             "name the workspace: --workspace DIR (or GEOREVIEW_WORKSPACE)", field="--workspace"
         )
     return Path(args.workspace)
+
+
+#: What ``georeview serve`` and ``georeview users`` import (the ``web`` extra).
+WEB_MODULES = ("django", "waitress", "whitenoise", "argon2", "axes", "csp")
+
+
+def need_web(command: str) -> None:
+    """Exit 2 with one line when the ``web`` extra is not installed."""
+    import importlib.util
+
+    from georeview.errors import DependencyError
+
+    missing = [m for m in WEB_MODULES if importlib.util.find_spec(m) is None]
+    if missing:
+        raise DependencyError(
+            f"georeview {command} needs the web extra (missing {', '.join(missing)}):"
+            ' pip install "georeview[web]"',
+            field=command,
+        )

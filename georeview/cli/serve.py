@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from georeview.cli.options import need_workspace, workspace_arguments
-from georeview.errors import DependencyError
+from georeview.cli.options import need_web, need_workspace, workspace_arguments
 
 __all__ = ["add_arguments", "main"]
 
@@ -57,12 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
-    try:
-        from georeview.web.server import serve
-    except ImportError:
-        raise DependencyError(
-            'the web workspace needs its extra: pip install "georeview[web]"', field="serve"
-        ) from None
+    need_web("serve")
+    from georeview.web.server import serve
+
     serve(
         need_workspace(args),
         args.database,

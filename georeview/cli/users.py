@@ -7,8 +7,8 @@ import getpass
 import sys
 from typing import Any
 
-from georeview.cli.options import need_workspace, workspace_arguments
-from georeview.errors import DependencyError, InputError
+from georeview.cli.options import need_web, need_workspace, workspace_arguments
+from georeview.errors import InputError
 
 __all__ = ["add_arguments", "main"]
 
@@ -73,13 +73,10 @@ def _welcome_link(user: Any, base: str) -> str:
 
 def main(args: argparse.Namespace) -> int:
     """Run one users action."""
-    try:
-        from georeview.web.roles import add_user, role_of
-        from georeview.web.server import configure
-    except ImportError:
-        raise DependencyError(
-            'accounts need the web extra: pip install "georeview[web]"', field="users"
-        ) from None
+    need_web("users")
+    from georeview.web.roles import add_user, role_of
+    from georeview.web.server import configure
+
     configure(need_workspace(args), args.database)
     if args.action == "add":
         password = None if args.set_on_first_login else _password(args)
