@@ -778,7 +778,7 @@ def determination_questions(case: Case, report: Mapping[str, Any] | None) -> lis
     out = []
     for name, rule_ids in asked.items():
         f = facts[name]
-        d = current.get(name.removeprefix("village."))
+        d = current.get(name) or current.get(name.removeprefix("village."))
         out.append(
             {
                 "fact": name.removeprefix("village."),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth import views as auth
 from django.urls import path
+from django.views.generic.base import RedirectView
 
 from georeview.web import files, views
 
@@ -13,6 +14,12 @@ handler404 = "georeview.web.views.not_found"
 _C = "cases/<str:number>/"
 
 urlpatterns = [
+    # public: browsers ask for it on every page, the review's own pages included
+    path(
+        "favicon.ico",
+        RedirectView.as_view(url="/static/web/favicon.svg", permanent=True),
+        name="favicon",
+    ),
     path("login/", auth.LoginView.as_view(template_name="web/login.html"), name="login"),
     path("logout/", auth.LogoutView.as_view(), name="logout"),
     path(
@@ -58,6 +65,7 @@ urlpatterns = [
     ),
     path("register/map/", views.register_map, name="register_map"),
     path("register/sites.geojson", views.register_sites, name="register_sites"),
+    path("register/limits.geojson", views.register_limits, name="register_limits"),
     path("jobs/<int:job_id>.json", views.job_status, name="job"),
     path("screenings/", views.screens, name="screens"),
     path("screenings/new/", views.screen_new, name="screen_new"),

@@ -11,6 +11,7 @@ come back as one line on the page, never a traceback.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import shutil
 import tempfile
@@ -43,6 +44,7 @@ __all__ = [
     "new_case",
     "payment",
     "queue",
+    "register_limits",
     "register_map",
     "register_sites",
     "resubmit",
@@ -304,6 +306,50 @@ def register_sites(request: Any) -> Any:
         for c in Case.objects.filter(site_lon__isnull=False).order_by("number")
     ]
     return JsonResponse({"type": "FeatureCollection", "features": features})
+
+
+@functools.cache
+def _limits_geojson(folder: str, mtime_ns: int) -> dict[str, Any]:
+    """A municipality's limits (its layers' ``boundary``) in WGS 84, for the register map.
+
+    Cached per layers folder and the boundary file's modification time.
+    """
+    import json
+
+    from georeview.load.layers import load_layers
+
+    layers = load_layers(Path(folder))
+    gdf = layers.read("boundary")
+    if gdf is None or gdf.empty:
+        return {"type": "FeatureCollection", "features": []}
+    name = layers.config.village_name
+    # 1 m of simplification in the working CRS: the map shows a village, not a survey
+    out = gdf[["geometry"]].assign(name=name)
+    out["geometry"] = out.geometry.simplify(1.0)
+    return json.loads(out.to_crs(4326).to_json(drop_id=True))
+
+
+@village_only
+@require_GET
+def register_limits(request: Any) -> Any:
+    """The limits of every municipality the workspace has layers for, as GeoJSON (WGS 84)."""
+    features: list[Any] = []
+    for folder in _municipalities(_layers_root()).values():
+        boundary = load_boundary_path(folder)
+        if boundary is None:
+            continue
+        features += _limits_geojson(str(folder), boundary.stat().st_mtime_ns)["features"]
+    return JsonResponse({"type": "FeatureCollection", "features": features})
+
+
+def load_boundary_path(folder: Path) -> Path | None:
+    """The boundary file a layers folder names, if it has one."""
+    from georeview.load.layers import load_layers
+
+    try:
+        return load_layers(folder).path("boundary")
+    except GeoReviewError:
+        return None
 
 
 @applicant_or_village
