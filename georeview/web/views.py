@@ -405,7 +405,8 @@ def new_case(request: Any) -> Any:
         jobs.enqueue_review(case, user=request.user, by=_by(request))
         messages.success(request, f"Case {case.number} opened; its review is running.")
         return redirect("case", case.number)
-    return render(request, "web/new_case.html", {"form": form})
+    status = 400 if request.method == "POST" else 200
+    return render(request, "web/new_case.html", {"form": form}, status=status)
 
 
 @applicant_or_village
