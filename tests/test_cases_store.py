@@ -199,6 +199,8 @@ def test_internal_notes_stay_with_the_village(ws, case) -> None:
     assert all(a["kind"] != "note" for a in applicant["actions"])
     assert "Neighbour" not in str(applicant)
     assert "audit" not in applicant
+    # a comment being drafted is the Village's until the round is decided (its letter sent)
+    assert applicant["actions"] == []
 
 
 def test_a_stale_view_is_told(ws, case) -> None:

@@ -266,13 +266,19 @@ def findings_view(report: Mapping[str, Any], actions: list[dict[str, Any]]) -> l
 
 
 def case_view(ws: Workspace, number: str, *, audience: str = "village") -> dict[str, Any]:
-    """The whole record of a case, JSON-ready; the applicant's view leaves out internal notes.
+    """The whole record of a case, JSON-ready, as the Village or the applicant reads it.
+
+    The applicant's view leaves out the internal notes and the audit trail, and holds the
+    comments and conditions of a round only once the Village has decided it (a comment
+    being drafted is the Village's until its letter goes out).
 
     Raises
     ------
     georeview.errors.InputError
         No such case, or an unknown audience.
     """
+    from django.db import models
+
     from georeview.cases.lookup import get_case
 
     if audience not in AUDIENCES:
@@ -281,10 +287,13 @@ def case_view(ws: Workspace, number: str, *, audience: str = "village") -> dict[
     report = _latest_report(ws, case)
     listed = case_deadlines(case, report)
     due = decision_due(case, listed)
+    # the applicant reads the Village's comments and conditions once they are sent: those
+    # of a round the Village has decided (returned, approved, disapproved), never its notes
+    sent = case.decisions.aggregate(last=models.Max("round__number"))["last"] or 0
     actions = [
         _action_dict(a)
         for a in case.actions.select_related("round", "resolved_round").order_by("number")
-        if audience == "village" or a.kind != "note"
+        if audience == "village" or (a.kind != "note" and a.round.number <= sent)
     ]
     rounds = [
         {
