@@ -74,7 +74,8 @@ def main(argv: list[str]) -> int:
         )
         job = jobs.enqueue_review(case, user=None, by="t")
         claimed = jobs._claim(jobs.worker_name())
-        assert claimed is not None and claimed.id == job.id
+        assert claimed is not None
+        assert claimed.id == job.id
         done = jobs.run_one(ws, claimed, layers_root=Path(rest[0]))
         print(
             json.dumps(

@@ -12,6 +12,7 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,7 @@ WORKER = REPO / "tests" / "_web_jobs_worker.py"
 PASSWORD = "correct-horse-battery"
 
 
-def _run(ws: Path, database: str | None, *args: str) -> object:
+def _run(ws: Path, database: str | None, *args: str) -> Any:
     done = subprocess.run(
         [sys.executable, str(WORKER), str(ws), database or "-", *args],
         capture_output=True,
@@ -85,28 +86,18 @@ def test_a_review_that_cannot_run_fails_in_one_line(tmp_path: Path) -> None:
     assert out["reviews"] == 0  # type: ignore[index]
 
 
-# ----------------------------------------------------------------- a server restarted
+# ----------------------------------------------------------------- servers, restarted
 
 
 @contextmanager
-def _server(ws: Path, workers: int) -> Iterator[tuple[str, list[str]]]:
+def _server(ws: Path, workers: int, database: str | None = None) -> Iterator[tuple[str, list[str]]]:
+    """``georeview serve`` on a free port until the block ends: its URL and its stderr."""
+    more = ["--database", database] if database else []
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "georeview",
-            "serve",
-            "--workspace",
-            str(ws),
-            "--port",
-            "0",
-            "--workers",
-            str(workers),
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=REPO,
-    )
+        [sys.executable, "-m", "georeview", "serve", "--workspace", str(ws), "--port", "0",
+         "--workers", str(workers), *more],
+        stderr=subprocess.PIPE, text=True, cwd=REPO,
+    )  # fmt: skip
     lines: list[str] = []
     assert proc.stderr is not None
     while True:
@@ -125,11 +116,28 @@ def _server(ws: Path, workers: int) -> Iterator[tuple[str, list[str]]]:
         assert proc.returncode == 0, "".join(lines) + rest
 
 
-def _login(base: str, name: str) -> object:
+def _users(ws: Path, database: str | None, **roles: str) -> None:
+    more = ["--database", database] if database else []
+    for name, role in roles.items():
+        subprocess.run(
+            [sys.executable, "-m", "georeview", "users", "add", name, "--role", role,
+             "--password-stdin", "--workspace", str(ws), *more],
+            input=PASSWORD + "\n", text=True, check=True, cwd=REPO, capture_output=True,
+        )  # fmt: skip
+
+
+def _zipped(tmp_path: Path) -> Path:
+    zipped = tmp_path / "plan.zip"
+    with zipfile.ZipFile(zipped, "w") as z:
+        for f in sorted((SAMPLES / "deerfield_minor_home").rglob("*")):
+            z.write(f, f.relative_to(SAMPLES))
+    return zipped
+
+
+def _login(base: str, name: str) -> Any:
     requests = pytest.importorskip("requests")
     s = requests.Session()
-    page = s.get(base + "login/").text
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+    token = _token(s.get(base + "login/").text)
     r = s.post(
         base + "login/", data={"username": name, "password": PASSWORD, "csrfmiddlewaretoken": token}
     )
@@ -137,62 +145,70 @@ def _login(base: str, name: str) -> object:
     return s
 
 
-def _job(base: str, s: object, job: str) -> dict[str, object]:
-    return s.get(f"{base}jobs/{job}.json").json()  # type: ignore[attr-defined, no-any-return]
+def _token(page: str) -> str:
+    m = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    assert m is not None
+    return m.group(1)
+
+
+def _upload(base: str, s: Any, zipped: Path) -> tuple[str, str]:
+    """Upload the zip as the signed-in applicant: the job and the case number."""
+    token = _token(s.get(base + "cases/new/").text)
+    with zipped.open("rb") as f:
+        r = s.post(
+            base + "cases/new/",
+            data={"csrfmiddlewaretoken": token},
+            files={"submission": ("plan.zip", f)},
+        )
+    m = re.search(r'data-job="(\d+)"', r.text)
+    assert m is not None, r.text[:500]
+    return m.group(1), r.url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _job(base: str, s: Any, job: str) -> dict[str, Any]:
+    return s.get(f"{base}jobs/{job}.json").json()  # type: ignore[no-any-return]
+
+
+def _wait(base: str, s: Any, job: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 120
+    while (state := _job(base, s, job))["state"] in ("queued", "running"):
+        assert time.monotonic() < deadline, state
+        time.sleep(0.2)
+    return state
 
 
 def test_a_job_queued_when_the_server_stops_runs_when_it_starts(tmp_path: Path) -> None:
     """Queued with no worker, server stopped, started again: the review runs and is filed."""
     ws = tmp_path / "ws"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "georeview",
-            "users",
-            "add",
-            "alice",
-            "--role",
-            "applicant",
-            "--password-stdin",
-            "--workspace",
-            str(ws),
-        ],
-        input=PASSWORD + "\n",
-        text=True,
-        check=True,
-        cwd=REPO,
-        capture_output=True,
-    )
-    zipped = tmp_path / "plan.zip"
-    with zipfile.ZipFile(zipped, "w") as z:
-        for f in sorted((SAMPLES / "deerfield_minor_home").rglob("*")):
-            z.write(f, f.relative_to(SAMPLES))
+    _users(ws, None, alice="applicant")
     with _server(ws, workers=0) as (base, _):
         s = _login(base, "alice")
-        page = s.get(base + "cases/new/").text  # type: ignore[attr-defined]
-        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
-        with zipped.open("rb") as f:
-            r = s.post(
-                base + "cases/new/",
-                data={"csrfmiddlewaretoken": token},  # type: ignore[attr-defined]
-                files={"submission": ("plan.zip", f)},
-            )
-        job = re.search(r'data-job="(\d+)"', r.text).group(1)  # type: ignore[union-attr]
-        number = r.url.rstrip("/").rsplit("/", 1)[-1]
+        job, number = _upload(base, s, _zipped(tmp_path))
         time.sleep(1)
         assert _job(base, s, job)["state"] == "queued"
     with _server(ws, workers=1) as (base, _):
         s = _login(base, "alice")
-        deadline = time.monotonic() + 120
-        while _job(base, s, job)["state"] in ("queued", "running"):
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
-        state = _job(base, s, job)
+        state = _wait(base, s, job)
         assert state["state"] == "done", state
-        assert state["result"]["case"] == number  # type: ignore[index]
-        page = s.get(f"{base}cases/{number}/").text  # type: ignore[attr-defined]
-        assert "Reviewed in" in page and "map.html" in page
+        assert state["result"]["case"] == number
+        page = s.get(f"{base}cases/{number}/").text
+        assert "Reviewed in" in page
+        assert "map.html" in page
+
+
+@pytest.mark.parametrize("database", ["postgresql"], indirect=True)
+def test_two_servers_over_one_postgresql_database(tmp_path: Path, database: str) -> None:
+    """Upload to a server that runs no worker: the other server's worker reviews it."""
+    ws = tmp_path / "ws"
+    _users(ws, database, alice="applicant")
+    with _server(ws, 0, database) as (front, _), _server(ws, 1, database) as (back, _):
+        s = _login(front, "alice")
+        job, number = _upload(front, s, _zipped(tmp_path))
+        state = _wait(front, s, job)
+        assert state["state"] == "done", state
+        assert state["result"]["case"] == number
+        # the other server reads the same record
+        assert number in _login(back, "alice").get(back).text
 
 
 def test_a_job_running_when_the_server_died_is_failed_on_the_page(tmp_path: Path) -> None:
@@ -200,38 +216,16 @@ def test_a_job_running_when_the_server_died_is_failed_on_the_page(tmp_path: Path
     ws = tmp_path / "ws"
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
     left = _run(ws, None, "orphan", dead)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "georeview",
-            "users",
-            "add",
-            "rita",
-            "--role",
-            "reviewer",
-            "--password-stdin",
-            "--workspace",
-            str(ws),
-        ],
-        input=PASSWORD + "\n",
-        text=True,
-        check=True,
-        cwd=REPO,
-        capture_output=True,
-    )
+    _users(ws, None, rita="reviewer")
     with _server(ws, workers=0) as (base, lines):
         s = _login(base, "rita")
-        state = _job(base, s, str(left["job"]))  # type: ignore[index]
-        page = s.get(f"{base}cases/{left['case']}/").text  # type: ignore[attr-defined, index]
-    assert any(
-        "1 job(s) were running when the server stopped: marked failed" in ln for ln in lines
-    ), lines
+        state = _job(base, s, str(left["job"]))
+        page = s.get(f"{base}cases/{left['case']}/").text
+    swept = "1 job(s) were running when the server stopped: marked failed"
+    assert any(swept in ln for ln in lines), lines
     assert state["state"] == "failed"
     assert "The review failed: the server stopped while this job ran" in page
     assert "Review again" in page
