@@ -54,7 +54,7 @@ def test_two_workers_claim_each_job_once(tmp_path: Path, database: str | None) -
     go.touch()
     got = [json.loads(p.communicate(timeout=120)[0].strip()) for p in procs]
     assert all(p.returncode == 0 for p in procs)
-    assert sorted(got[0] + got[1]) == sorted(ids)  # type: ignore[arg-type]
+    assert sorted(got[0] + got[1]) == sorted(ids)
     assert not set(got[0]) & set(got[1])
 
 
@@ -80,10 +80,10 @@ def test_sweep_fails_the_jobs_whose_worker_is_gone(tmp_path: Path) -> None:
 def test_a_review_that_cannot_run_fails_in_one_line(tmp_path: Path) -> None:
     """Bad input fails the job with the one-line error; nothing is filed."""
     out = _run(tmp_path / "ws", None, "bad_review", str(tmp_path / "no-such-layers"))
-    assert out["state"] == "failed"  # type: ignore[index]
-    assert "no-such-layers" in out["error"]  # type: ignore[index]
-    assert "Traceback" not in out["error"]  # type: ignore[index]
-    assert out["reviews"] == 0  # type: ignore[index]
+    assert out["state"] == "failed"
+    assert "no-such-layers" in out["error"]
+    assert "Traceback" not in out["error"]
+    assert out["reviews"] == 0
 
 
 # ----------------------------------------------------------------- servers, restarted
@@ -166,7 +166,7 @@ def _upload(base: str, s: Any, zipped: Path) -> tuple[str, str]:
 
 
 def _job(base: str, s: Any, job: str) -> dict[str, Any]:
-    return s.get(f"{base}jobs/{job}.json").json()  # type: ignore[no-any-return]
+    return s.get(f"{base}jobs/{job}.json").json()
 
 
 def _wait(base: str, s: Any, job: str) -> dict[str, Any]:
