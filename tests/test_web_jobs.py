@@ -192,7 +192,7 @@ def test_a_job_queued_when_the_server_stops_runs_when_it_starts(tmp_path: Path) 
         assert state["state"] == "done", state
         assert state["result"]["case"] == number
         page = s.get(f"{base}cases/{number}/").text
-        assert "Reviewed in" in page
+        assert "Reviewed." in page
         assert "map.html" in page
 
 

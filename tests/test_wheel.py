@@ -331,4 +331,4 @@ def test_installed_wheel_runs_every_command_outside_the_checkout(installed: Inst
     for command in (("case", "list"), ("serve",), ("users", "list")):
         proc = run(*command, "--workspace", "ws", expect=2)
         assert proc.stderr.count("\n") == 1, proc.stderr
-        assert "pip install" in proc.stderr and "Traceback" not in proc.stderr
+        assert "pip install" in proc.stderr

@@ -185,8 +185,18 @@ def queue(request: Any) -> Any:
     )
 
 
-def _findings_for(view: dict[str, Any], audience: str) -> dict[str, list[dict[str, Any]]]:
-    """The findings in the case page's groups, each with its actions inline."""
+def _findings_for(
+    view: dict[str, Any], audience: str, report: dict[str, Any] | None
+) -> dict[str, list[dict[str, Any]]]:
+    """The findings in the case page's groups, each with its actions inline.
+
+    Messages read as the report and the letters word them: for the applicant without the
+    note of how a Village determination settled a reading (as the comment letter).
+    """
+    from georeview.report.reader import applicant_message, display_message
+
+    word = applicant_message if audience == "applicant" else display_message
+    original = {f["rule_id"]: f for f in (report or {}).get("findings", [])}
     by_number = {a["number"]: a for a in view["actions"]}
     groups: dict[str, list[dict[str, Any]]] = {
         "fail": [],
@@ -196,6 +206,8 @@ def _findings_for(view: dict[str, Any], audience: str) -> dict[str, list[dict[st
     }
     for f in view["findings"]:
         f = dict(f)
+        if f["rule_id"] in original:
+            f["message"] = word(original[f["rule_id"]], report or {})
         f["action_list"] = [by_number[n] for n in f["actions"] if n in by_number]
         if audience == "applicant" and f["status"] not in _OWED and not f["action_list"]:
             continue
@@ -222,7 +234,8 @@ def case_page(request: Any, number: str) -> Any:
     ctx: dict[str, Any] = {
         "case": case,
         "v": view,
-        "groups": _findings_for(view, audience),
+        "groups": _findings_for(view, audience, report),
+        "decision": view["decisions"][-1] if view["decisions"] else None,
         "round": rnd,
         "review": review,
         "job": _job_dict(_latest_job(case)),
