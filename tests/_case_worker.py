@@ -4,7 +4,7 @@
 
 Opens the workspace, waits for GO_FILE (so both workers start together), then records N
 changes on the case as fast as it can: comments, and every fifth a determination of
-village.control_cost_usd. Prints the revisions it got, one per line.
+village.control_cost_usd. Prints the revision each of its changes made, one per line.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ def main(argv: list[str]) -> int:
     from georeview.cases.store import open_workspace
 
     ws = open_workspace(Path(ws_dir), None if database == "-" else database)
+    from georeview.cases.models import AuditEvent
+
     while not Path(go).exists():
         time.sleep(0.01)
     for i in range(int(n)):
@@ -29,7 +31,10 @@ def main(argv: list[str]) -> int:
             )
         else:
             service.add_action(ws, case, "comment", f"{name} comment {i}", by=name)
-        print(service.get_case(case).revision, flush=True)
+        # the revision this change made: its own audit event (read after it, the case's
+        # revision may already be the other worker's next change)
+        mine = AuditEvent.objects.filter(case__number=case, actor=name).order_by("-seq").first()
+        print(mine.revision, flush=True)
     return 0
 
 
