@@ -101,3 +101,14 @@ def miles_to_m(miles: float) -> float:
 def sqft_to_sqmi(sqft: float) -> float:
     """Convert square feet to square miles."""
     return sqft / SQFT_PER_SQMI
+
+
+def crs_metres_per_unit(crs: object) -> float:
+    """Metres in one unit of a projected CRS's horizontal axis (1.0 for metres).
+
+    Parameters
+    ----------
+    crs : pyproj.CRS
+        A projected CRS.
+    """
+    return float(crs.axis_info[0].unit_conversion_factor)  # type: ignore[attr-defined]

@@ -47,3 +47,14 @@ def test_named_linear_units(name, m):
 def test_unknown_unit_is_refused():
     with pytest.raises(UnitsError, match="unknown linear unit 'yd'"):
         units.metres_per_unit("yd")
+
+
+def test_crs_metres_per_unit_from_the_crs_itself() -> None:
+    """Metres per unit: 1 for Wisconsin TM (EPSG:3071); the US survey foot is 1200/3937 m
+    exactly (NIST Handbook 44, Appendix C) for NAD83 / Washington South (ftUS), EPSG:2286."""
+    from pyproj import CRS
+
+    from georeview.units import crs_metres_per_unit
+
+    assert crs_metres_per_unit(CRS.from_epsg(3071)) == 1.0
+    assert abs(crs_metres_per_unit(CRS.from_epsg(2286)) - 1200 / 3937) < 1e-12

@@ -12,7 +12,6 @@ __all__ = [
     "DeterminationForm",
     "InspectionsForm",
     "PaymentForm",
-    "ReasonForm",
     "ScreenForm",
     "UploadForm",
 ]
@@ -75,14 +74,6 @@ class DecideForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}), max_length=5000, required=False
     )
     revision = forms.IntegerField(widget=forms.HiddenInput)
-
-
-class ReasonForm(forms.Form):
-    """A reason (closing, withdrawing, resolving)."""
-
-    reason = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 2}), max_length=2000, required=False
-    )
 
 
 class PaymentForm(forms.Form):

@@ -56,6 +56,8 @@ __all__ = [
     "withdraw",
 ]
 
+#: Metres of simplification of the villages' limits on the register map.
+LIMITS_SIMPLIFY_M = 1.0
 #: The findings an applicant reads first: what they owe.
 _OWED = ("fail", "needs_info")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._ -]+")
@@ -330,15 +332,19 @@ def _limits_geojson(folder: str, mtime_ns: int) -> dict[str, Any]:
     import json
 
     from georeview.load.layers import load_layers
+    from georeview.units import crs_metres_per_unit
 
     layers = load_layers(Path(folder))
     gdf = layers.read("boundary")
     if gdf is None or gdf.empty:
         return {"type": "FeatureCollection", "features": []}
     name = layers.config.village_name
-    # 1 m of simplification in the working CRS: the map shows a village, not a survey
+    # 1 m of simplification, in the working CRS's own unit: the map shows a village, not
+    # a survey
     out = gdf[["geometry"]].assign(name=name)
-    out["geometry"] = out.geometry.simplify(1.0)
+    out["geometry"] = out.geometry.simplify(
+        LIMITS_SIMPLIFY_M / crs_metres_per_unit(layers.working_crs)
+    )
     return json.loads(out.to_crs(4326).to_json(drop_id=True))
 
 

@@ -11,7 +11,7 @@
   Promise.all([get(el.dataset.limits), get(el.dataset.sites)]).then(function (both) {
     var limits = L.geoJSON(both[0], {
       style: { color: "#17324d", weight: 2, fillColor: "#dbe7f3", fillOpacity: 0.35 },
-      onEachFeature: function (f, lyr) { lyr.bindTooltip(f.properties.name || ""); }
+      onEachFeature: function (f, lyr) { var t = document.createElement("span"); t.textContent = f.properties.name || ""; lyr.bindTooltip(t); }
     }).addTo(map);
     var sites = L.geoJSON(both[1], {
       pointToLayer: function (f, ll) {
