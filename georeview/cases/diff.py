@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 from georeview.errors import CRSError, DataSourceError, InputError
 from georeview.report.decimals import display_decimals
 from georeview.report.numbers import number_text
-from georeview.units import M_PER_FT
+from georeview.units import M_PER_FT, crs_metres_per_unit
 
 if TYPE_CHECKING:
     from pyproj import CRS
@@ -285,7 +285,7 @@ def _feet_per_unit(crs: CRS | None, path: Path, layer: str) -> float:
         raise CRSError(
             f"layer is in {crs.name}, not a projected CRS: areas need one", path=path, field=layer
         )
-    return float(crs.axis_info[0].unit_conversion_factor) / M_PER_FT
+    return crs_metres_per_unit(crs) / M_PER_FT
 
 
 def _layer_names(path: Path) -> set[str]:
