@@ -1,10 +1,11 @@
-"""Contour lines from a DEM (contourpy), and the interval of a submitted contour layer."""
+"""Contour lines from a DEM (contourpy), written to a file, and the interval of a contour layer."""
 
 from __future__ import annotations
 
 import logging
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -22,6 +23,8 @@ from georeview.measure.dem import (
 from georeview.units import M_PER_FT, metres_per_unit
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import geopandas as gpd
     import pyproj
     from affine import Affine
@@ -30,10 +33,60 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ContourInterval", "contour_interval", "contours_ft", "measure_contour_interval_ft"]
+__all__ = [
+    "ContourInterval",
+    "contour_interval",
+    "contours_ft",
+    "measure_contour_interval_ft",
+    "write_contours",
+]
 
 #: Rows per strip when contouring (bounds the float64 copies contourpy makes of z, x, y).
 CONTOUR_STRIP_ROWS = 128
+#: Columns per tile of a strip: each tile is traced at the levels its own cells span only
+#: (contourpy makes one pass per level; a 512-cell tile of a rough lidar DEM spans about
+#: a fifth of the levels its 6000-cell strip does). Tiles share their edge column.
+CONTOUR_TILE_COLS = 512
+
+
+def _levels_spanned(z: np.ndarray, finite: np.ndarray, interval_ft: float) -> np.ndarray:
+    """The multiples of *interval_ft* between the block's lowest and highest finite value."""
+    lo = np.min(z, where=finite, initial=np.inf)
+    hi = np.max(z, where=finite, initial=-np.inf)
+    steps = np.arange(math.ceil(lo / interval_ft), math.floor(hi / interval_ft) + 1)
+    return steps * interval_ft
+
+
+def _trace_tile(
+    z: np.ndarray, finite: np.ndarray, interval_ft: float
+) -> dict[float, tuple[np.ndarray, np.ndarray]]:
+    """Lines of one tile (z in feet, NaN for nodata): level -> (points, points per line).
+
+    contourpy's ``threaded`` generator on one thread traces as ``serial`` does, point for
+    point (tested), but releases the GIL while it marches, so the two strip threads run
+    at once.
+    """
+    import contourpy
+
+    out: dict[float, tuple[np.ndarray, np.ndarray]] = {}
+    if not finite.any():
+        return out
+    levels = _levels_spanned(z, finite, interval_ft)
+    if levels.size == 0:
+        return out
+    zz = z if finite.all() else np.ma.masked_array(z, mask=~finite)
+    gen = contourpy.contour_generator(
+        z=zz, name="threaded", thread_count=1, line_type=contourpy.LineType.ChunkCombinedOffset
+    )
+    # contourpy types multi_lines as a union over every line_type; ChunkCombinedOffset
+    # (asked for above) returns (points, offsets) per level
+    chunks = cast("list[LineReturn_ChunkCombinedOffset]", gen.multi_lines(levels))
+    for level, (points, offsets) in zip(levels, chunks, strict=True):
+        pts, off = points[0], offsets[0]  # one chunk
+        if pts is None or off is None or len(off) < 2:
+            continue
+        out[float(level)] = (pts, np.diff(off).astype(np.int64))
+    return out
 
 
 def _contour_strip(
@@ -45,11 +98,11 @@ def _contour_strip(
 ) -> tuple[np.ndarray, np.ndarray, bool]:
     """Contour one strip of rows (window rows ``r0..``, NaN for nodata) every *interval_ft*.
 
-    Elevations are turned into feet in float64, strip by strip, and only the levels the
-    strip spans are traced (each level is a pass over the strip). Returns the LineStrings
-    (joining cell centres, in the DEM's CRS), their levels, and whether the strip had data.
+    Elevations are turned into feet in float64, strip by strip; the strip is traced in
+    tiles of :data:`CONTOUR_TILE_COLS` columns, each at the levels it spans. Returns the
+    LineStrings (joining cell centres, in the DEM's CRS) ordered by level and, within a
+    level, west to east by tile, their levels, and whether the strip had data.
     """
-    import contourpy
     import shapely
 
     z = block.astype(np.float64)
@@ -58,37 +111,33 @@ def _contour_strip(
     nothing = np.empty(0, dtype=object), np.empty(0)
     if not finite.any():
         return (*nothing, False)
-    lo, hi = np.min(z, where=finite, initial=np.inf), np.max(z, where=finite, initial=-np.inf)
-    steps = np.arange(math.ceil(lo / interval_ft), math.floor(hi / interval_ft) + 1)
-    levels = steps * interval_ft
-    if levels.size == 0:
-        return (*nothing, True)
-    if not finite.all():
-        z = np.ma.masked_array(z, mask=~finite)
-    gen = contourpy.contour_generator(
-        z=z, name="serial", line_type=contourpy.LineType.ChunkCombinedOffset
-    )
-    pts_list, line_of_list, level_list = [], [], []
-    n_lines = 0
-    # contourpy types multi_lines as a union over every line_type; ChunkCombinedOffset
-    # (asked for above) returns (points, offsets) per level
-    chunks = cast("list[LineReturn_ChunkCombinedOffset]", gen.multi_lines(levels))
-    for level, (points, offsets) in zip(levels, chunks, strict=True):
-        pts, off = points[0], offsets[0]  # one chunk
-        if pts is None or off is None or len(off) < 2:
-            continue
-        counts = np.diff(off).astype(np.int64)
-        pts_list.append(pts)
-        line_of_list.append(np.repeat(np.arange(n_lines, n_lines + counts.size), counts))
-        level_list.append(np.full(counts.size, level))
-        n_lines += counts.size
+    cols = z.shape[1]
+    tiles = [
+        (c0, _trace_tile(z[:, c0 : c1 + 1], finite[:, c0 : c1 + 1], interval_ft))
+        for c0, c1 in (
+            (c, min(c + CONTOUR_TILE_COLS, cols - 1)) for c in range(0, cols - 1, CONTOUR_TILE_COLS)
+        )
+    ]
+    del z, finite
+    pts_list, count_list, level_list = [], [], []
+    for level in sorted({lv for _, t in tiles for lv in t}):
+        for c0, traced in tiles:
+            if level in traced:
+                pts, counts = traced[level]
+                if c0:
+                    pts[:, 0] += c0
+                pts_list.append(pts)
+                count_list.append(counts)
+                level_list.append(np.full(counts.size, level))
     if not pts_list:
         return (*nothing, True)
+    del tiles
     pts = np.concatenate(pts_list)
     del pts_list
+    counts = np.concatenate(count_list)
     pts[:, 0] = transform.c + transform.a * (pts[:, 0] + 0.5)
     pts[:, 1] = transform.f + transform.e * (pts[:, 1] + r0 + 0.5)
-    lines = shapely.linestrings(pts, indices=np.concatenate(line_of_list))
+    lines = shapely.linestrings(pts, indices=np.repeat(np.arange(counts.size), counts))
     return lines, np.concatenate(level_list), True
 
 
@@ -133,21 +182,28 @@ def _contour_grid(dem_path: object, area: BaseGeometry, area_crs: Any) -> _Conto
     return grid
 
 
-def _contour_strips(
-    dem_path: object, grid: _ContourGrid, ft_per_unit: float, interval_ft: float
-) -> list[tuple[np.ndarray, np.ndarray, bool]]:
-    """Contour the window strip by strip, two strips at a time (contourpy releases the GIL).
-
-    Strips share their edge row; each thread reads its own strips with its own handle, so
-    only two strips of the DEM are in memory at a time.
-    """
-    from rasterio.windows import Window
-
+def _strip_bounds(grid: _ContourGrid) -> list[tuple[int, int]]:
+    """First and last window row of each strip (strips share their edge row)."""
     rows = grid.rows
-    bounds = [
+    return [
         (r0, min(r0 + CONTOUR_STRIP_ROWS, rows - 1))
         for r0 in range(0, rows - 1, CONTOUR_STRIP_ROWS)
     ]
+
+
+def _contour_strips(
+    dem_path: object,
+    grid: _ContourGrid,
+    ft_per_unit: float,
+    interval_ft: float,
+    bounds: list[tuple[int, int]],
+) -> list[tuple[np.ndarray, np.ndarray, bool]]:
+    """Contour the strips *bounds* of the window, two strips at a time (on two threads).
+
+    Each thread reads its own strips with its own handle, so only two strips of the DEM
+    are in memory at a time.
+    """
+    from rasterio.windows import Window
 
     def strip(src: Any, b: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, bool]:
         window = Window(grid.col_off, grid.row_off + b[0], grid.cols, b[1] - b[0] + 1)
@@ -170,6 +226,32 @@ def _clip_to_area(gdf: gpd.GeoDataFrame, grid: _ContourGrid) -> gpd.GeoDataFrame
     return gdf[gdf.geom_type == "LineString"].reset_index(drop=True)
 
 
+def _as_frame(
+    parts: list[tuple[np.ndarray, np.ndarray, bool]],
+    grid: _ContourGrid,
+    *,
+    clip: bool,
+    working_crs: Any,
+) -> gpd.GeoDataFrame:
+    """The lines of *parts* as a frame with ``elev_ft``, clipped and in *working_crs*."""
+    import geopandas as gpd
+
+    lines = np.concatenate([p[0] for p in parts])
+    elev = np.concatenate([p[1] for p in parts])
+    gdf = gpd.GeoDataFrame({"elev_ft": elev.astype(np.float64)}, geometry=lines, crs=grid.crs)
+    if clip and len(gdf):
+        gdf = _clip_to_area(gdf, grid)
+    if gdf.crs is not None and gdf.crs.equals(working_crs):
+        return gdf
+    return gdf.to_crs(working_crs)
+
+
+def _checked_interval(interval_ft: float) -> float:
+    if not (interval_ft > 0 and math.isfinite(interval_ft)):
+        raise InputError(f"the contour interval must be positive, got {interval_ft}")
+    return interval_ft
+
+
 def contours_ft(
     dem_path: object,
     vertical_units: str,
@@ -182,11 +264,12 @@ def contours_ft(
 ) -> gpd.GeoDataFrame:
     """Generate contour lines from the DEM around an area, with contourpy.
 
-    The window is contoured in strips of rows (sharing their edge row, on two threads:
-    contourpy releases the GIL), each strip at the levels it spans only, all in one
+    The window is contoured in strips of :data:`CONTOUR_STRIP_ROWS` rows (sharing their
+    edge row, on two threads), each strip in tiles of :data:`CONTOUR_TILE_COLS` columns
+    (sharing their edge column) traced at the levels the tile spans only, all in one
     ``multi_lines`` call, and the lines of a strip are built by one vectorised shapely
-    call; so a line crossing a strip edge (every 128 rows) comes out as pieces that meet
-    there. Clipping is skipped when the area covers the whole window.
+    call; so a line crossing a strip or tile edge comes out as pieces that meet there.
+    Clipping is skipped when the area covers the whole window.
 
     Parameters
     ----------
@@ -220,24 +303,102 @@ def contours_ft(
         When the DEM does not reach the area, the window is under 2 x 2 cells, or it
         holds no data.
     """
-    import geopandas as gpd
-
-    if not (interval_ft > 0 and math.isfinite(interval_ft)):
-        raise InputError(f"the contour interval must be positive, got {interval_ft}")
+    interval_ft = _checked_interval(interval_ft)
     ft_per_unit = metres_per_unit(vertical_units) / M_PER_FT
     grid = _contour_grid(dem_path, area, area_crs)
-    parts = _contour_strips(dem_path, grid, ft_per_unit, interval_ft)
+    parts = _contour_strips(dem_path, grid, ft_per_unit, interval_ft, _strip_bounds(grid))
     if not any(p[2] for p in parts):
         raise CoverageError("the DEM has no data around the area", path=dem_path)
-    lines = np.concatenate([p[0] for p in parts])
-    elev = np.concatenate([p[1] for p in parts])
-    del parts
-    gdf = gpd.GeoDataFrame({"elev_ft": elev.astype(np.float64)}, geometry=lines, crs=grid.crs)
-    if clip and len(gdf):
-        gdf = _clip_to_area(gdf, grid)
-    if gdf.crs is not None and gdf.crs.equals(working_crs):
-        return gdf
-    return gdf.to_crs(working_crs)
+    return _as_frame(parts, grid, clip=clip, working_crs=working_crs)
+
+
+#: Strips contoured between two writes when contours are streamed to a file: bounds the
+#: lines held at once (a 36M-cell lidar DEM has 10 million vertices of 5-ft contours).
+STREAM_STRIPS = 2
+
+
+def write_contours(
+    dem_path: object,
+    vertical_units: str,
+    area: BaseGeometry,
+    area_crs: Any,
+    out_path: Path,
+    *,
+    interval_ft: float = 2.0,
+    working_crs: Any = "EPSG:3071",
+    clip: bool = True,
+    layer: str = "contours",
+    driver: str = "GPKG",
+) -> int:
+    """Write :func:`contours_ft`'s lines to a vector file, :data:`STREAM_STRIPS` at a time.
+
+    The same lines, in the same order, with ``elev_ft`` (tested), but only a few strips'
+    lines are held at once: each batch goes as WKB through one Arrow stream into one
+    GDAL write (pyogrio), so the GeoPackage's spatial index is built once.
+
+    Parameters
+    ----------
+    dem_path, vertical_units, area, area_crs, interval_ft, working_crs, clip
+        As :func:`contours_ft`.
+    out_path : path-like
+        The file to write (replaced if it exists).
+    layer : str, optional
+        Layer name (default ``"contours"``).
+    driver : str, optional
+        OGR driver (default ``"GPKG"``).
+
+    Returns
+    -------
+    int
+        Lines written.
+
+    Raises
+    ------
+    georeview.errors.InputError, georeview.errors.CoverageError
+        As :func:`contours_ft` (nothing is left at *out_path* then).
+    """
+    import pyarrow as pa
+    import pyogrio
+    import pyproj
+    import shapely
+
+    interval_ft = _checked_interval(interval_ft)
+    ft_per_unit = metres_per_unit(vertical_units) / M_PER_FT
+    grid = _contour_grid(dem_path, area, area_crs)
+    bounds = _strip_bounds(grid)
+    schema = pa.schema([("elev_ft", pa.float64()), ("geometry", pa.binary())])
+    seen = {"data": False, "lines": 0}
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        for k in range(0, len(bounds), STREAM_STRIPS):
+            parts = _contour_strips(
+                dem_path, grid, ft_per_unit, interval_ft, bounds[k : k + STREAM_STRIPS]
+            )
+            seen["data"] = seen["data"] or any(p[2] for p in parts)
+            gdf = _as_frame(parts, grid, clip=clip, working_crs=working_crs)
+            del parts
+            seen["lines"] += len(gdf)
+            wkb = shapely.to_wkb(gdf.geometry.to_numpy())
+            yield pa.record_batch(
+                [pa.array(gdf["elev_ft"].to_numpy()), pa.array(wkb, type=pa.binary())],
+                schema=schema,
+            )
+
+    out = Path(out_path)
+    out.unlink(missing_ok=True)
+    pyogrio.write_arrow(
+        pa.RecordBatchReader.from_batches(schema, batches()),
+        out,
+        layer=layer,
+        driver=driver,
+        geometry_name="geometry",
+        geometry_type="LineString",
+        crs=pyproj.CRS.from_user_input(working_crs).to_wkt(),
+    )
+    if not seen["data"]:
+        out.unlink(missing_ok=True)
+        raise CoverageError("the DEM has no data around the area", path=dem_path)
+    return seen["lines"]
 
 
 #: Share of a contour layer's distinct levels that must lie on one interval's lattice
