@@ -16,7 +16,13 @@ from collections.abc import Sequence
 
 from georeview import notices
 from georeview._version import __version__
-from georeview.cli.options import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, common_parser
+from georeview.cli.options import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    common_parser,
+    settle_heap,
+)
 from georeview.errors import GeoReviewError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -74,9 +80,18 @@ def _command_of(argv: Sequence[str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit code."""
+    """Run the command line; return the exit code.
+
+    ``argv`` None is the process's own command line (the ``georeview`` script and
+    ``python -m georeview``), which ends when this returns: the heap is then settled
+    for the exit (:func:`georeview.cli.options.settle_heap`). A caller passing
+    ``argv`` (tests, scripts running several commands in one process) keeps the
+    collector as it was.
+    """
+    one_shot = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(_command_of(argv)).parse_args(argv)
+    args.one_shot = one_shot
     level = (
         logging.ERROR
         if args.quiet
@@ -124,3 +139,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         pyw.setLevel(pyw_level)
         if shown is not None:
             notices.restore(*shown)
+        settle_heap(args)

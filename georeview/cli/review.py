@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from georeview.cli.options import EXIT_OK, EXIT_SOME_FAILED
+from georeview.cli.options import EXIT_OK, EXIT_SOME_FAILED, settle_heap
 from georeview.errors import OutputError
 
 __all__ = ["add_arguments", "main"]
@@ -118,14 +118,23 @@ def _one(args: argparse.Namespace, target: Path, determinations: Path | None) ->
         from georeview.pipeline.review import review
         from georeview.report import write_reports
 
+        settle_heap(args)  # the libraries just imported live to the end
         result = review(
             target,
             Path(args.layers) if args.layers else None,
             with_terrain=not args.no_terrain,
             determinations=determinations,
         )
+        settle_heap(args)  # and so do the result and the flow kernels, if the trace ran
         record = {"case_number": args.case_number, "reviewer": args.reviewer}
-        paths = write_reports(result, out, with_map=not args.no_map, record=record)
+        paths = write_reports(
+            result,
+            out,
+            with_map=not args.no_map,
+            record=record,
+            # a process of its own: the exhibit drawn beside the other reports
+            exhibit_aside=bool(getattr(args, "one_shot", False)),
+        )
     from georeview.facts.determinations import IGNORED_NOTE
 
     if IGNORED_NOTE in result.warnings:  # said on the terminal too: it changes the verdict

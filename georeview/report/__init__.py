@@ -9,9 +9,11 @@ leaves a partial file that looks complete.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import math
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -57,6 +59,77 @@ def to_json(report: dict[str, Any]) -> str:
     return json.dumps(_jsonable(report), indent=2, ensure_ascii=False, allow_nan=False)
 
 
+def _compile_settings(env: Any) -> str:
+    """What a template's compiled code depends on besides its source and Python.
+
+    Jinja's cache checks the source's digest and Python's version only; the
+    environment's syntax and whitespace settings, its extensions, its autoescaping
+    of each template and Jinja's own version are read here, so a change to any of
+    them reads from another folder of the cache.
+    """
+    import jinja2
+
+    names = env.list_templates()
+    escapes = [
+        bool(env.autoescape(n)) if callable(env.autoescape) else env.autoescape for n in names
+    ]
+    return repr(
+        (
+            jinja2.__version__,
+            env.block_start_string,
+            env.block_end_string,
+            env.variable_start_string,
+            env.variable_end_string,
+            env.comment_start_string,
+            env.comment_end_string,
+            env.line_statement_prefix,
+            env.line_comment_prefix,
+            env.trim_blocks,
+            env.lstrip_blocks,
+            env.newline_sequence,
+            env.keep_trailing_newline,
+            env.optimized,
+            sorted(env.extensions),
+            list(zip(names, escapes, strict=True)),
+        )
+    )
+
+
+def _bytecode_cache(env: Any) -> Any:
+    """Jinja's cache of ``env``'s compiled templates in georeview's cache folder, or None.
+
+    Compiling report.html takes about 0.1 s, a tenth of writing a review's reports;
+    loading it compiled takes a millisecond. The folder's name is a digest of
+    :func:`_compile_settings`; Jinja checks each entry's source and Python version.
+    No cache folder (``GEOREVIEW_CACHE_DIR=off``) or one that cannot be written
+    leaves the templates compiled each time, as without a cache.
+    """
+    import hashlib
+
+    from jinja2 import FileSystemBytecodeCache
+
+    from georeview.pipeline.jurisdictions import cache_dir
+
+    root = cache_dir()
+    if root is None:
+        return None
+    key = hashlib.sha256(_compile_settings(env).encode()).hexdigest()[:16]
+    folder = root / "templates" / key
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+
+    class QuietCache(FileSystemBytecodeCache):
+        """A failed write of the cache is no failure of the report."""
+
+        def dump_bytecode(self, bucket: Any) -> None:
+            with contextlib.suppress(OSError):
+                super().dump_bytecode(bucket)
+
+    return QuietCache(str(folder))
+
+
 @cache
 def template_env() -> Any:
     """The Jinja environment of the package templates (autoescaped), one per process.
@@ -74,6 +147,7 @@ def template_env() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.bytecode_cache = _bytecode_cache(env)
     env.filters["num"] = number_text  # None shows as an em dash
     env.filters["pct"] = lambda v: "" if v is None else f"{100 * v:.1f} %"
     env.filters["qty"] = reader.quantity
@@ -173,6 +247,7 @@ def write_reports(
     with_map: bool = True,
     with_layers: bool = True,
     record: dict[str, str | None] | None = None,
+    exhibit_aside: bool = False,
 ) -> dict[str, Path]:
     """Write report.json, report.html, layers.gpkg and (optionally) map.html for one review.
 
@@ -181,8 +256,24 @@ def write_reports(
     (:mod:`georeview.report.exhibit`). layers.gpkg holds the review's geometry for a
     GIS (:mod:`georeview.report.gpkg`). ``record`` is the case number and reviewer
     printed on every page and in the sign-off block (:func:`render_html`).
+
+    ``exhibit_aside`` draws the exhibit in a forked child while this process writes
+    the rest (:mod:`georeview.report.aside`): the same bytes, sooner on a second core.
+    It is for a process that writes one review and ends (the CLI's): the child's log
+    records go to the handlers it inherited, not to ones added later.
     """
     out_dir = Path(out_dir)
+    draw: Callable[[], Any] | None = None
+    if with_map:
+        from functools import partial
+
+        from georeview.report.exhibit import draw_exhibit
+
+        draw = partial(draw_exhibit, review)
+        if exhibit_aside:
+            from georeview.report.aside import aside
+
+            draw = aside(draw)
     report = review.to_dict()
     paths = {
         "json": write_atomic(out_dir / "report.json", to_json(report)),
@@ -194,13 +285,12 @@ def write_reports(
 
         map_html = render_map(build_map(review, report))
         paths["map"] = write_atomic(out_dir / "map.html", map_html)
-        from georeview.report.exhibit import draw_exhibit
-
-        exhibit = draw_exhibit(review)
     if with_layers:
         from georeview.report.gpkg import write_layers_gpkg
 
         paths["gpkg"] = write_layers_gpkg(review, report, out_dir / "layers.gpkg")
+    if draw is not None:
+        exhibit = draw()
     paths["html"] = write_atomic(
         out_dir / "report.html",
         render_html(
