@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -332,7 +333,7 @@ def write_contours(
 ) -> int:
     """Write :func:`contours_ft`'s lines to a vector file, :data:`STREAM_STRIPS` at a time.
 
-    The same lines, in the same order, with ``elev_ft`` (tested), but only a few strips'
+    The same lines, in the same order, with ``elev_ft``, but only a few strips'
     lines are held at once: each batch goes as WKB through one Arrow stream into one
     GDAL write (pyogrio), so the GeoPackage's spatial index is built once.
 
@@ -355,7 +356,7 @@ def write_contours(
     Raises
     ------
     georeview.errors.InputError, georeview.errors.CoverageError
-        As :func:`contours_ft` (nothing is left at *out_path* then).
+        As :func:`contours_ft` (*out_path* is then left as it was).
     """
     import pyarrow as pa
     import pyogrio
@@ -385,19 +386,25 @@ def write_contours(
             )
 
     out = Path(out_path)
-    out.unlink(missing_ok=True)
-    pyogrio.write_arrow(
-        pa.RecordBatchReader.from_batches(schema, batches()),
-        out,
-        layer=layer,
-        driver=driver,
-        geometry_name="geometry",
-        geometry_type="LineString",
-        crs=pyproj.CRS.from_user_input(working_crs).to_wkt(),
-    )
-    if not seen["data"]:
-        out.unlink(missing_ok=True)
-        raise CoverageError("the DEM has no data around the area", path=dem_path)
+    # written beside the target and moved over it only when whole: a failed or
+    # interrupted run leaves the old file (or none), never a half-written one
+    part = out.with_name(f".{out.stem}.part{out.suffix}")  # GDAL goes by the suffix
+    part.unlink(missing_ok=True)
+    try:
+        pyogrio.write_arrow(
+            pa.RecordBatchReader.from_batches(schema, batches()),
+            part,
+            layer=layer,
+            driver=driver,
+            geometry_name="geometry",
+            geometry_type="LineString",
+            crs=pyproj.CRS.from_user_input(working_crs).to_wkt(),
+        )
+        if not seen["data"]:
+            raise CoverageError("the DEM has no data around the area", path=dem_path)
+        os.replace(part, out)
+    finally:
+        part.unlink(missing_ok=True)
     return seen["lines"]
 
 
