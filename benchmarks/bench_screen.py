@@ -2,7 +2,13 @@
 
 Generates (in a temp folder) a 317 x 317 grid of jittered parcels about 30 m across,
 20 municipalities (Voronoi cells; one is the village, the others towns), 300 wetlands
-(discs) and 31 flood zones (bands), then times in the same process:
+(discs) and 31 flood zones (bands). First, whole process against whole process, runs
+alternating: ``georeview screen`` file to Parquet (its start-up included) against a DuckDB
+process that imports only ``duckdb``, loads the spatial extension from the
+``duckdb-ext-spatial`` wheel (never downloaded), reads the same files, does the same three
+areal joins and writes Parquet; ratio of medians, peak RSS of each (through
+:mod:`_launch`, so a child's figure is its own), and the two outputs compared parcel by
+parcel. Then, in this process:
 
 * DuckDB spatial: the three areal joins (largest municipality, wetland area, flood area)
   as one SQL query on tables already loaded (and the loading, separately). The spatial
@@ -21,11 +27,15 @@ from __future__ import annotations
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import geopandas as gpd
-import numpy as np
-import pandas as pd
-import shapely
+# Only the standard library at module level: the DuckDB child runs this file and must
+# import nothing but duckdb (numpy, pandas, shapely and geopandas are imported by the
+# functions that use them, in the parent).
+if TYPE_CHECKING:
+    import geopandas as gpd
+    import numpy as np
+    import pandas as pd
 
 #: Parcels per side of the grid by default: 317**2 = 100,489 parcels (``--parcels`` changes it).
 N_SIDE = 317
@@ -40,8 +50,10 @@ def make_data(rng: np.random.Generator, side: int = N_SIDE) -> dict[str, gpd.Geo
     ``side`` parcels per side; wetlands and flood bands keep the density of the
     317-side grid (300 wetlands, 31 bands there), so a larger grid is a larger county.
     """
-    ext = side * CELL
-    grow = side / N_SIDE
+    import geopandas as gpd
+    import numpy as np
+    import shapely
+
     xs, ys = np.meshgrid(np.arange(side + 1) * CELL, np.arange(side + 1) * CELL)
     jx = xs + rng.uniform(-6, 6, xs.shape)
     jy = ys + rng.uniform(-6, 6, ys.shape)
@@ -58,6 +70,26 @@ def make_data(rng: np.random.Generator, side: int = N_SIDE) -> dict[str, gpd.Geo
         axis=1,
     ) + np.array([X0, Y0])
     parcels = shapely.polygons(ring)
+    return {
+        "parcels": gpd.GeoDataFrame(
+            {"PARCELID": [f"P{k:06d}" for k in range(parcels.size)]}, geometry=parcels, crs=CRS
+        ),
+        **make_layers(rng, side),
+    }
+
+
+def make_layers(rng: np.random.Generator, side: int = N_SIDE) -> dict[str, gpd.GeoDataFrame]:
+    """Municipalities, wetlands and flood zones over a grid of ``side`` parcels a side.
+
+    ``rng`` as :func:`make_data` leaves it after drawing the grid's jitter (so that
+    :mod:`bench_statewide` gets the same layers without building every parcel at once).
+    """
+    import geopandas as gpd
+    import numpy as np
+    import shapely
+
+    ext = side * CELL
+    grow = side / N_SIDE
     pts = rng.uniform(0, ext, (20, 2)) + np.array([X0, Y0])
     frame = shapely.box(X0 - 5000, Y0 - 5000, X0 + ext + 5000, Y0 + ext + 5000)
     cells = shapely.get_parts(
@@ -77,9 +109,6 @@ def make_data(rng: np.random.Generator, side: int = N_SIDE) -> dict[str, gpd.Geo
     band_y = np.linspace(0, ext, n_band + 1)[:-1] + Y0
     flood = shapely.box(X0 - 100, band_y, X0 + ext + 100, band_y + rng.uniform(20, 120, n_band))
     return {
-        "parcels": gpd.GeoDataFrame(
-            {"PARCELID": [f"P{k:06d}" for k in range(parcels.size)]}, geometry=parcels, crs=CRS
-        ),
         "munis": gpd.GeoDataFrame(
             {"MCD_NAME": [f"M{k:02d}" for k in range(20)], "CTV": ["T"] * 20},
             geometry=munis,
@@ -136,14 +165,21 @@ f AS (SELECT p.id, SUM(ST_Area(ST_Intersection(p.geom, f.geom))) AS a
       FROM parcels p JOIN flood f ON ST_Intersects(p.geom, f.geom) GROUP BY p.id)
 """
 
-SQL = JOINS + """SELECT p.id, best.muni, coalesce(w.a, 0) AS wet, coalesce(f.a, 0) AS flood
+SQL = (
+    JOINS
+    + """SELECT p.id, best.muni, coalesce(w.a, 0) AS wet, coalesce(f.a, 0) AS flood
 FROM parcels p LEFT JOIN best USING (id) LEFT JOIN w USING (id) LEFT JOIN f USING (id)
 ORDER BY p.id
 """
+)
 
 
 def run_duckdb(data: dict[str, gpd.GeoDataFrame]) -> tuple[pd.DataFrame, float, float]:
     """Load the tables, run the query; return result, load seconds, query seconds."""
+    import numpy as np
+    import pandas as pd
+    import shapely
+
     con = duckdb_connect()
     t = time.perf_counter()
     for name, gdf, label in (
@@ -281,6 +317,34 @@ def whole_process(d: Path, runs: int, partition_size: int | None = None) -> None
         )
 
 
+def compare_outputs(ours: Path, theirs: Path) -> None:
+    """Compare the two whole-process outputs parcel by parcel (printed, not asserted).
+
+    georeview writes square feet rounded to 0.1 (its output decimals), DuckDB square
+    metres unrounded; both keep the input's order and parcel ids.
+    """
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from georeview.units import sqm_to_sqft
+
+    a = pq.read_table(
+        ours, columns=["parcel_id", "municipality", "wetland_sqft", "floodplain_sqft"]
+    )
+    b = pq.read_table(theirs, columns=["PARCELID", "muni", "wet", "flood"])
+    same_id = np.array_equal(a["parcel_id"].to_numpy(), b["PARCELID"].to_numpy())
+    muni = np.mean(
+        a["municipality"].to_numpy(zero_copy_only=False) == b["muni"].to_numpy(zero_copy_only=False)
+    )
+    wet = np.abs(a["wetland_sqft"].to_numpy() - sqm_to_sqft(b["wet"].to_numpy())).max()
+    flood = np.abs(a["floodplain_sqft"].to_numpy() - sqm_to_sqft(b["flood"].to_numpy())).max()
+    print(
+        f"same answers: {a.num_rows:,} vs {b.num_rows:,} rows, ids in the same order {same_id}, "
+        f"municipality agrees {muni:.4%}, max |wetland diff| {wet:.3f} sq ft, "
+        f"max |flood diff| {flood:.3f} sq ft (georeview rounds to 0.1 sq ft)"
+    )
+
+
 def main() -> None:
     import argparse
 
@@ -300,6 +364,8 @@ def main() -> None:
     if args.duckdb_process:
         duckdb_file_to_file(*args.duckdb_process, threads=args.duckdb_threads)
         return
+    import numpy as np
+
     side = max(1, round(float(np.sqrt(args.parcels))))
 
     rng = np.random.default_rng(2024)
@@ -315,6 +381,7 @@ def main() -> None:
         parcels_file = d / "parcels.gpkg"
         data["parcels"].to_file(parcels_file)
         whole_process(d, args.runs, args.partition_size)
+        compare_outputs(d / "cli.parquet", d / "duck.parquet")
         if not args.no_in_process:
             in_process(data, d, parcels_file)
         if args.dask:
@@ -323,6 +390,8 @@ def main() -> None:
 
 def in_process(data: dict[str, gpd.GeoDataFrame], d: Path, parcels_file: Path) -> None:
     """The joins, :func:`screen_frame` and :func:`run_screen` timed inside this process."""
+    import numpy as np
+
     from georeview.load import load_layers
     from georeview.measure.overlay import largest_label, overlap_areas
     from georeview.pipeline.context import build_context
