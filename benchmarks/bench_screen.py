@@ -44,6 +44,22 @@ X0, Y0 = 500_000.0, 300_000.0
 CRS = "EPSG:3071"
 
 
+def parcel_rings(jx: np.ndarray, jy: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Closed rings (n, 5, 2) of grid cells (row *j*, column *i*) on jittered vertices, metres."""
+    import numpy as np
+
+    return np.stack(
+        [
+            np.stack([jx[j, i], jy[j, i]], -1),
+            np.stack([jx[j, i + 1], jy[j, i + 1]], -1),
+            np.stack([jx[j + 1, i + 1], jy[j + 1, i + 1]], -1),
+            np.stack([jx[j + 1, i], jy[j + 1, i]], -1),
+            np.stack([jx[j, i], jy[j, i]], -1),
+        ],
+        axis=1,
+    ) + np.array([X0, Y0])
+
+
 def make_data(rng: np.random.Generator, side: int = N_SIDE) -> dict[str, gpd.GeoDataFrame]:
     """Parcels, municipalities, wetlands and flood zones in EPSG:3071 (metres).
 
@@ -59,16 +75,7 @@ def make_data(rng: np.random.Generator, side: int = N_SIDE) -> dict[str, gpd.Geo
     jy = ys + rng.uniform(-6, 6, ys.shape)
     i, j = np.meshgrid(np.arange(side), np.arange(side))
     i, j = i.ravel(), j.ravel()
-    ring = np.stack(
-        [
-            np.stack([jx[j, i], jy[j, i]], -1),
-            np.stack([jx[j, i + 1], jy[j, i + 1]], -1),
-            np.stack([jx[j + 1, i + 1], jy[j + 1, i + 1]], -1),
-            np.stack([jx[j + 1, i], jy[j + 1, i]], -1),
-            np.stack([jx[j, i], jy[j, i]], -1),
-        ],
-        axis=1,
-    ) + np.array([X0, Y0])
+    ring = parcel_rings(jx, jy, i, j)
     parcels = shapely.polygons(ring)
     return {
         "parcels": gpd.GeoDataFrame(

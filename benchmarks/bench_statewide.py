@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_screen import CELL, CRS, X0, Y0, make_layers, timed_process, write_layers
+from bench_screen import CELL, CRS, make_layers, parcel_rings, timed_process, write_layers
 
 #: Parcels in Wisconsin's statewide parcel layer, about.
 STATEWIDE = 3_500_000
@@ -117,16 +117,7 @@ def strip_frame(
 
     j, i = np.meshgrid(np.arange(rows.start, rows.stop), np.arange(side), indexing="ij")
     i, j = i.ravel(), j.ravel()
-    ring = np.stack(
-        [
-            np.stack([jx[j, i], jy[j, i]], -1),
-            np.stack([jx[j, i + 1], jy[j, i + 1]], -1),
-            np.stack([jx[j + 1, i + 1], jy[j + 1, i + 1]], -1),
-            np.stack([jx[j + 1, i], jy[j + 1, i]], -1),
-            np.stack([jx[j, i], jy[j, i]], -1),
-        ],
-        axis=1,
-    ) + np.array([X0, Y0])
+    ring = parcel_rings(jx, jy, i, j)
     geom = shapely.multipolygons(shapely.polygons(ring)[:, None])  # the layer's type
     n = i.size
     k = np.arange(first_id, first_id + n)

@@ -248,6 +248,7 @@ def _as_frame(
 
 
 def _checked_interval(interval_ft: float) -> float:
+    """*interval_ft* itself, or InputError when it is not a positive finite number of feet."""
     if not (interval_ft > 0 and math.isfinite(interval_ft)):
         raise InputError(f"the contour interval must be positive, got {interval_ft}")
     return interval_ft
