@@ -312,7 +312,7 @@ box = shapely.box(0.0, 0.0, 10.0, 10.0)
 j = Jurisdictions(village=Municipality("V", "V", box, 1.0), extraterritorial=box)
 while not (folder.parent / "go").exists():  # both start together
     time.sleep(0.01)
-assert pj._private_folder(folder) == folder
+assert pj.private_folder(folder) == folder
 secret = pj._secret(folder)  # made by one of the two at once: both must get the same
 assert secret is not None
 for k in range(300):

@@ -152,3 +152,23 @@ def test_aside_gives_the_serial_answer_when_the_child_fails() -> None:
     parent = os.getpid()
     assert aside(fails_in_the_child_only)() == 7
     assert calls == [parent]  # the child's call was in its own memory
+
+
+@pytest.mark.parametrize("where", ["cache", "templates", "key"])
+def test_compiled_templates_are_not_read_from_a_folder_others_may_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """Jinja runs the cached code it loads: a cache folder on the way that another user may
+    write (mode 777) leaves the templates compiled, with no cache; a private one is used."""
+    from georeview.pipeline import jurisdictions as pj
+    from georeview.report import _bytecode_cache, template_env
+
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("GEOREVIEW_CACHE_DIR", str(folder))
+    monkeypatch.setattr(pj, "_WARNED", set())
+    env = template_env.__wrapped__()
+    assert env.bytecode_cache is not None  # a private folder: cached
+    key_folder = next((folder / "templates").iterdir())
+    target = {"cache": folder, "templates": folder / "templates", "key": key_folder}[where]
+    target.chmod(0o777)
+    assert _bytecode_cache(env) is None

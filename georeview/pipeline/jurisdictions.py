@@ -103,7 +103,7 @@ def jurisdictions_for(layers: Layers) -> Jurisdictions:
         raise ConfigError("a [boundary] layer is required", path=toml, field="boundary")
     reach_miles = load_ordinance(cfg.municipality).param("etj_miles")
     folder = cache_dir()
-    entries = _private_folder(folder / "jurisdictions") if folder is not None else None
+    entries = private_folder(folder / "jurisdictions") if folder is not None else None
     secret = _secret(entries) if entries is not None else None
     path = None
     if entries is not None and secret is not None:
@@ -119,7 +119,7 @@ def jurisdictions_for(layers: Layers) -> Jurisdictions:
     return result
 
 
-def _private_folder(entries: Path) -> Path | None:
+def private_folder(entries: Path) -> Path | None:
     """``entries`` (made, mode 0700, if missing) when only this user can write it, else ``None``.
 
     The cache folder and ``entries`` must each be a real folder (``lstat``: a link is
@@ -138,7 +138,7 @@ def _private_folder(entries: Path) -> Path | None:
         if why is not None:
             if folder not in _WARNED:
                 _WARNED.add(folder)
-                log.warning("jurisdiction cache %s not used: %s", folder, why)
+                log.warning("cache folder %s not used: %s", folder, why)
             return None
     return entries
 

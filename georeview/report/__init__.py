@@ -108,16 +108,19 @@ def _bytecode_cache(env: Any) -> Any:
 
     from jinja2 import FileSystemBytecodeCache
 
-    from georeview.pipeline.jurisdictions import cache_dir
+    from georeview.pipeline.jurisdictions import cache_dir, private_folder
 
     root = cache_dir()
     if root is None:
         return None
     key = hashlib.sha256(_compile_settings(env).encode()).hexdigest()[:16]
-    folder = root / "templates" / key
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
+    # Jinja loads the cached code and runs it: whoever could write a folder on the way
+    # could run code as the reviewer, so each level passes the jurisdictions cache's check
+    # (a real folder, this user's, writable by nobody else) or the templates are compiled
+    if private_folder(root / "templates") is None:
+        return None
+    folder = private_folder(root / "templates" / key)
+    if folder is None:
         return None
 
     class QuietCache(FileSystemBytecodeCache):
