@@ -5,8 +5,8 @@ written to ``OUT.parts/`` with a manifest keyed by the input's hash and the opti
 an interrupted run resumes where it stopped and produces the same file as an
 uninterrupted one. The output is written under a temporary name and renamed when
 complete. Partitions run on threads of this process (``threads``, default one per core,
-through Dask's threaded scheduler); ``--workers N`` and ``--scheduler ADDRESS`` run them
-on Dask worker processes (:mod:`georeview.pipeline._dask`).
+a thread pool with at most ``threads`` partitions in flight); ``--workers N`` and
+``--scheduler ADDRESS`` run them on Dask worker processes (:mod:`georeview.pipeline._dask`).
 """
 
 from __future__ import annotations
